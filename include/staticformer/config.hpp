@@ -1,0 +1,177 @@
+// staticformer: encoder_config, option tags, precisions, backends and the static rules a
+// configuration must satisfy. A configuration that cannot work does not compile; each
+// static_assert message names the rule it enforces.
+#pragma once
+
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#ifdef __FAST_MATH__
+#error "staticformer: -ffast-math (or -Ofast) breaks the bit-exact arithmetic; build without it"
+#endif
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != -1
+#error "staticformer: float expressions must be evaluated in float (FLT_EVAL_METHOD == 0); on 32-bit x86 use -msse2 -mfpmath=sse"
+#endif
+
+// STATICFORMER_HAS_SIMD: 1 where the simd backend exists, i.e. xsimd is available and the target
+// has hardware FMA (xsimd emulates fma as a*b+c elsewhere, which would break bit-exactness).
+// Define STATICFORMER_NO_SIMD to force the reference backend everywhere.
+#ifndef STATICFORMER_HAS_SIMD
+#if !defined(STATICFORMER_NO_SIMD) && defined(__has_include)
+#if __has_include(<xsimd/xsimd.hpp>) && \
+    (defined(__FMA__) || defined(__AVX512F__) || defined(__aarch64__) || \
+     (defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)))
+#define STATICFORMER_HAS_SIMD 1
+#endif
+#endif
+#ifndef STATICFORMER_HAS_SIMD
+#define STATICFORMER_HAS_SIMD 0
+#endif
+#endif
+
+namespace staticformer {
+
+// ---- option tags ---------------------------------------------------------------------------
+struct post_norm {};   // H = LN(X + MHA(X)), as torch's default norm_first=False
+struct pre_norm {};    // H = X + MHA(LN(X)), torch's norm_first=True
+struct relu {};
+struct gelu {};        // exact GELU, x * Phi(x)
+struct gelu_tanh {};   // tanh approximation of GELU
+struct final_norm {};  // a LayerNorm after the last layer (TransformerEncoder(norm=...))
+
+// LayerNorm epsilon = Mantissa * 10^Exponent10, e.g. layer_norm_eps<1, -6> is 1e-6.
+template <int Mantissa, int Exponent10>
+struct layer_norm_eps {};
+
+// Rows of the sequence processed together by the row-wise stages (projections, FFN). Larger
+// tiles let SIMD kernels reuse each weight load across rows; smaller tiles save RAM.
+template <int Rows>
+struct tile_rows {};
+
+// ---- precisions and backends ---------------------------------------------------------------
+struct f32 {};
+struct f16 {};
+struct int8 {};
+
+struct reference {};  // normative scalar kernels
+struct simd {};       // xsimd kernels, bit-identical to reference
+
+enum class activation_kind { relu, gelu, gelu_tanh };
+
+namespace detail {
+
+template <class T, class... Ts>
+constexpr int count_of = (0 + ... + int(std::is_same<T, Ts>::value));
+
+template <class T>
+struct is_eps : std::false_type {};
+template <int M, int E>
+struct is_eps<layer_norm_eps<M, E>> : std::true_type {
+    static constexpr int mantissa = M;
+    static constexpr int exponent10 = E;
+};
+
+template <class T>
+struct is_tile : std::false_type {};
+template <int R>
+struct is_tile<tile_rows<R>> : std::true_type {
+    static constexpr int rows = R;
+};
+
+template <class T>
+constexpr bool is_known_option =
+    std::is_same<T, post_norm>::value || std::is_same<T, pre_norm>::value ||
+    std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
+    std::is_same<T, gelu_tanh>::value || std::is_same<T, final_norm>::value ||
+    is_eps<T>::value || is_tile<T>::value;
+
+// The first option satisfying Pred, else Default.
+template <template <class> class Pred, class Default, class... Ts>
+struct find_option {
+    using type = Default;
+};
+template <template <class> class Pred, class Default, class T, class... Ts>
+struct find_option<Pred, Default, T, Ts...> {
+    using type = std::conditional_t<Pred<T>::value, T,
+                                    typename find_option<Pred, Default, Ts...>::type>;
+};
+
+// Mantissa * 10^Exponent10, computed in double then rounded once to float.
+constexpr double pow10(int e) {
+    double r = 1.0;
+    for (int i = 0; i < (e < 0 ? -e : e); ++i) r *= 10.0;
+    return e < 0 ? 1.0 / r : r;
+}
+
+constexpr long long max_index = (1LL << 31) - 1;
+
+}  // namespace detail
+
+template <int DModel, int Heads, int DFF, int SeqLen, int Layers, class... Options>
+struct encoder_config {
+    static_assert(DModel > 0, "d_model must be positive");
+    static_assert(Heads > 0, "heads must be positive");
+    static_assert(DFF > 0, "d_ff must be positive");
+    static_assert(SeqLen > 0, "seq_len must be positive");
+    static_assert(Layers > 0, "layers must be positive");
+    static_assert(Heads <= 0 || DModel % Heads == 0, "d_model must be divisible by heads");
+    static_assert((true && ... && detail::is_known_option<Options>),
+                  "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, "
+                  "final_norm, layer_norm_eps<M, E> or tile_rows<N>");
+    static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
+                  "choose at most one of pre_norm and post_norm");
+    static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
+                          detail::count_of<gelu_tanh, Options...> <= 1,
+                  "choose at most one activation: relu, gelu or gelu_tanh");
+    static_assert(detail::count_of<final_norm, Options...> <= 1, "final_norm given twice");
+    static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
+                  "layer_norm_eps given twice");
+    static_assert((0 + ... + int(detail::is_tile<Options>::value)) <= 1, "tile_rows given twice");
+
+    static constexpr int d_model = DModel;
+    static constexpr int heads = Heads;
+    static constexpr int d_ff = DFF;
+    static constexpr int seq_len = SeqLen;
+    static constexpr int layers = Layers;
+    static constexpr int head_dim = Heads > 0 ? DModel / Heads : 1;
+
+    static constexpr bool norm_first = detail::count_of<pre_norm, Options...> == 1;
+    static constexpr bool has_final_norm = detail::count_of<final_norm, Options...> == 1;
+    static constexpr activation_kind activation =
+        detail::count_of<gelu, Options...>        ? activation_kind::gelu
+        : detail::count_of<gelu_tanh, Options...> ? activation_kind::gelu_tanh
+                                                  : activation_kind::relu;
+
+    using eps_option = typename detail::find_option<detail::is_eps, layer_norm_eps<1, -5>, Options...>::type;
+    static constexpr int eps_mantissa = detail::is_eps<eps_option>::mantissa;
+    static constexpr int eps_exponent10 = detail::is_eps<eps_option>::exponent10;
+    static_assert(eps_mantissa > 0, "layer_norm_eps must be positive");
+    static_assert(eps_exponent10 >= -30 && eps_exponent10 <= 0,
+                  "layer_norm_eps exponent must lie in [-30, 0]");
+    static constexpr float eps = float(eps_mantissa * detail::pow10(eps_exponent10));
+
+    using tile_option = typename detail::find_option<detail::is_tile, tile_rows<4>, Options...>::type;
+    static_assert(detail::is_tile<tile_option>::rows > 0, "tile_rows must be positive");
+    // A tile never exceeds the sequence.
+    static constexpr int tile = detail::is_tile<tile_option>::rows < SeqLen
+                                    ? detail::is_tile<tile_option>::rows : SeqLen;
+
+    static_assert(3LL * DModel * DModel <= detail::max_index &&
+                      1LL * DModel * DFF <= detail::max_index &&
+                      1LL * SeqLen * 3 * DModel <= detail::max_index &&
+                      1LL * SeqLen * DFF <= detail::max_index,
+                  "dimensions too large: every weight matrix and activation must have fewer than 2^31 elements");
+};
+
+template <class T>
+struct is_encoder_config : std::false_type {};
+template <int D, int H, int F, int S, int L, class... O>
+struct is_encoder_config<encoder_config<D, H, F, S, L, O...>> : std::true_type {};
+
+template <class P>
+constexpr bool is_precision =
+    std::is_same<P, f32>::value || std::is_same<P, f16>::value || std::is_same<P, int8>::value;
+
+}  // namespace staticformer

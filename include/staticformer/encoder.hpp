@@ -1,0 +1,197 @@
+// staticformer: encoder<cfg, P, Backend> and the one composition of kernels every backend runs
+// (normative: the order of stages and the buffers they use are part of the arithmetic).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "config.hpp"
+#include "reference/kernels.hpp"
+#include "status.hpp"
+#include "weights.hpp"
+#if STATICFORMER_HAS_SIMD
+#include "simd/kernels.hpp"
+#endif
+
+namespace staticformer {
+
+#if STATICFORMER_HAS_SIMD
+using default_backend = simd;
+#else
+using default_backend = reference;
+#endif
+
+// All activation memory of one forward pass. The caller's output buffer holds the residual
+// stream; attention keeps keys and values for the whole sequence but never a score matrix:
+// one row of scores at a time.
+template <class Cfg>
+struct workspace {
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    alignas(64) float keys_t[D * S];  // keys transposed: keys_t[c * S + j], c = head * head_dim + d
+    alignas(64) float values[S * D];  // values[j * D + c]
+    alignas(64) float normed[T * D];  // LayerNorm of a tile (pre-norm)
+    alignas(64) float query[T * D];   // queries of a tile, overwritten head by head by their context
+    alignas(64) float proj[T * D];    // keys of a tile; output projection and FFN output of a tile
+    alignas(64) float hidden[T * F];  // FFN hidden layer of a tile
+    alignas(64) float scores[S];      // one row of attention scores / probabilities
+};
+
+namespace detail {
+
+inline void add_into(float* y, const float* x, int n) noexcept {
+    for (int i = 0; i < n; ++i) y[i] = y[i] + x[i];
+}
+
+template <class Cfg, class K>
+struct composition {
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    static constexpr int H = Cfg::heads, Dh = Cfg::head_dim;
+    using layer = layer_weights_f32<Cfg>;
+
+    // Rows [r0, r0 + rows) of the block input: LN(x) for pre-norm, x itself for post-norm.
+    static const float* block_input(const float* x, int rows, const float* gamma, const float* beta,
+                                    float* normed) noexcept {
+        if constexpr (Cfg::norm_first) {
+            K::template layer_norm<D>(x, rows, gamma, beta, Cfg::eps, normed);
+            return normed;
+        } else {
+            return x;
+        }
+    }
+
+    static void attention_block(const layer& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+        // Keys and values of every valid row.
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            const float* src = block_input(y + r0 * D, rows, w.norm1_gamma, w.norm1_beta, ws.normed);
+            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], &w.qkv_b[D], ws.proj);
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < D; ++c) ws.keys_t[c * S + r0 + r] = ws.proj[r * D + c];
+            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], &w.qkv_b[2 * D], ws.values + r0 * D);
+        }
+        // Queries, one tile at a time: attend, project, add the residual.
+        const float sqrt_head_dim = std::sqrt(float(Dh));
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            float* x = y + r0 * D;
+            const float* src = block_input(x, rows, w.norm1_gamma, w.norm1_beta, ws.normed);
+            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], ws.query);
+            for (int i = 0; i < rows * D; ++i) ws.query[i] = ws.query[i] / sqrt_head_dim;
+            for (int r = 0; r < rows; ++r) {
+                for (int h = 0; h < H; ++h) {
+                    float* q = ws.query + r * D + h * Dh;
+                    K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
+                    K::softmax(ws.scores, n);
+                    K::template attention_context<Dh, D>(ws.scores, ws.values + h * Dh, n, q);
+                }
+            }
+            K::template linear<D, D>(ws.query, rows, &w.out_w[0][0], w.out_b, ws.proj);
+            add_into(x, ws.proj, rows * D);
+            if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm1_gamma, w.norm1_beta, Cfg::eps, x);
+        }
+    }
+
+    static void feed_forward_block(const layer& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            float* x = y + r0 * D;
+            const float* src = block_input(x, rows, w.norm2_gamma, w.norm2_beta, ws.normed);
+            K::template linear<D, F>(src, rows, &w.ff1_w[0][0], w.ff1_b, ws.hidden);
+            K::template activate<Cfg::activation>(ws.hidden, rows * F);
+            K::template linear<F, D>(ws.hidden, rows, &w.ff2_w[0][0], w.ff2_b, ws.proj);
+            add_into(x, ws.proj, rows * D);
+            if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm2_gamma, w.norm2_beta, Cfg::eps, x);
+        }
+    }
+
+    // y already holds the input rows [0, n) and zeros after them.
+    static void run(const encoder_weights<Cfg, f32>& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+        for (int l = 0; l < Cfg::layers; ++l) {
+            attention_block(w.layer[l], y, n, ws);
+            feed_forward_block(w.layer[l], y, n, ws);
+        }
+        if constexpr (Cfg::has_final_norm)
+            for (int r0 = 0; r0 < n; r0 += T) {
+                const int rows = n - r0 < T ? n - r0 : T;
+                K::template layer_norm<D>(y + r0 * D, rows, w.final_norm.gamma, w.final_norm.beta, Cfg::eps, y + r0 * D);
+            }
+    }
+};
+
+// Validates the call, stages the input into y, and runs the composition with kernel set K.
+template <class Cfg, class K>
+inline status forward(const encoder_weights<Cfg, f32>& w, workspace<Cfg>& ws, const float* x, float* y,
+                      int valid_len) noexcept {
+    constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    if (x == nullptr || y == nullptr) return status::null_pointer;
+    if (valid_len <= 0 || valid_len > Cfg::seq_len) return status::bad_valid_len;
+    const auto xa = reinterpret_cast<std::uintptr_t>(x), ya = reinterpret_cast<std::uintptr_t>(y);
+    const std::uintptr_t bytes = count * sizeof(float);
+    if (xa != ya && xa < ya + bytes && ya < xa + bytes) return status::overlapping_buffers;
+    const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
+    if (x != y) std::memcpy(y, x, valid * sizeof(float));
+    std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
+    composition<Cfg, K>::run(w, y, valid_len, ws);
+    return status::ok;
+}
+
+template <class P, class Backend>
+struct backend_check : std::true_type {
+    static_assert(std::is_same<Backend, reference>::value || std::is_same<Backend, simd>::value,
+                  "Backend must be staticformer::reference or staticformer::simd");
+#if !STATICFORMER_HAS_SIMD
+    static_assert(!std::is_same<Backend, simd>::value,
+                  "staticformer::simd needs an xsimd architecture with hardware FMA on this target "
+                  "(x86-64 with FMA3 or AVX-512, AArch64, or ARMv7 NEON with VFPv4); use staticformer::reference");
+#endif
+};
+
+}  // namespace detail
+
+// Runs one forward pass with caller-owned workspace (for firmware that places it in a chosen
+// RAM section). x and y hold seq_len * d_model floats, row-major; y may equal x (in place) but
+// must not partly overlap it. Rows >= valid_len of y are zero on return.
+template <class Backend = default_backend, class Cfg>
+inline status forward(const encoder_weights<Cfg, f32>& w, workspace<Cfg>& ws, const float* x, float* y,
+                      int valid_len) noexcept {
+    static_assert(detail::backend_check<f32, Backend>::value, "");
+    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len);
+}
+
+template <class Cfg, class P = f32, class Backend = default_backend>
+class encoder {
+    static_assert(is_encoder_config<Cfg>::value, "encoder needs an encoder_config as its first argument");
+    static_assert(is_precision<P>, "precision must be staticformer::f32, f16 or int8");
+    static_assert(std::is_same<P, f32>::value, "this precision is not available yet: encoder supports f32");
+    static_assert(detail::backend_check<P, Backend>::value, "");
+
+public:
+    using config = Cfg;
+    using precision = P;
+    using backend = Backend;
+    using weights_type = encoder_weights<Cfg, P>;
+    using workspace_type = workspace<Cfg>;
+
+    static constexpr int seq_len = Cfg::seq_len;
+    static constexpr int d_model = Cfg::d_model;
+    static constexpr std::size_t io_floats = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static constexpr std::size_t weight_bytes = sizeof(weights_type);
+    static constexpr std::size_t workspace_bytes = sizeof(workspace_type);
+
+    explicit encoder(const weights_type& w) noexcept : weights_(&w) {}
+
+    status forward(const float* x, float* y, int valid_len) noexcept {
+        return staticformer::forward<Backend>(*weights_, workspace_, x, y, valid_len);
+    }
+
+    const weights_type& weights() const noexcept { return *weights_; }
+
+private:
+    const weights_type* weights_;
+    workspace_type workspace_;
+};
+
+}  // namespace staticformer

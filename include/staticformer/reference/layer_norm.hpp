@@ -1,0 +1,56 @@
+// staticformer: LayerNorm over one row of N features (normative).
+//   mean = sum(x) / N,  var = sum((x - mean)^2) / N   (both sums in the canonical lane order)
+//   y = (x - mean) * rstd * gamma + beta,  rstd = 1 / sqrt(var + eps)
+// x and y may be the same buffer.
+#pragma once
+
+#include <cmath>
+
+#include "reduce.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace reference {
+
+struct norm_stats {
+    float mean;
+    float rstd;
+};
+
+template <int N>
+inline float mean_of(const lane_sums& sum) noexcept {
+    return fold(sum) / float(N);
+}
+
+template <int N>
+inline float rstd_of(const lane_sums& squares, float eps) noexcept {
+    const float var = fold(squares) / float(N);
+    return 1.0f / std::sqrt(var + eps);
+}
+
+template <int N>
+inline norm_stats layer_norm_stats(const float* x, float eps) noexcept {
+    lane_sums sum;
+    accumulate(sum, x, 0, N);
+    const float mean = mean_of<N>(sum);
+    lane_sums squares;
+    accumulate_squares(squares, x, mean, 0, N);
+    return {mean, rstd_of<N>(squares, eps)};
+}
+
+inline float layer_norm_output(float x, norm_stats s, float gamma, float beta) noexcept {
+    return std::fma((x - s.mean) * s.rstd, gamma, beta);
+}
+
+template <int N>
+inline void layer_norm(const float* x, int rows, const float* gamma, const float* beta, float eps,
+                       float* y) noexcept {
+    for (int r = 0; r < rows; ++r) {
+        const norm_stats s = layer_norm_stats<N>(x + r * N, eps);
+        for (int i = 0; i < N; ++i) y[r * N + i] = layer_norm_output(x[r * N + i], s, gamma[i], beta[i]);
+    }
+}
+
+}  // namespace reference
+}  // namespace kernels
+}  // namespace staticformer

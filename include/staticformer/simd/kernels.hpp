@@ -1,0 +1,38 @@
+// staticformer: the simd backend's kernel set (optimised; every kernel bit-identical to its
+// reference counterpart).
+#pragma once
+
+#include "../config.hpp"
+#include "../reference/kernels.hpp"
+#include "activation.hpp"
+#include "attention.hpp"
+#include "layer_norm.hpp"
+#include "linear.hpp"
+#include "softmax.hpp"
+
+namespace staticformer {
+
+template <>
+struct kernel_set<simd> {
+    template <int In, int Out, int WStride = Out>
+    static void linear(const float* x, int rows, const float* w, const float* b, float* y) noexcept {
+        kernels::simd::linear<In, Out, WStride>(x, rows, w, b, y);
+    }
+    template <int N>
+    static void layer_norm(const float* x, int rows, const float* g, const float* b, float eps, float* y) noexcept {
+        kernels::simd::layer_norm<N>(x, rows, g, b, eps, y);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const float* q, const float* kt, int n, float* s) noexcept {
+        kernels::simd::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    static void softmax(float* s, int n) noexcept { kernels::simd::softmax(s, n); }
+    template <int HeadDim, int VStride>
+    static void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
+        kernels::simd::attention_context<HeadDim, VStride>(p, v, n, ctx);
+    }
+    template <activation_kind Act>
+    static void activate(float* x, int n) noexcept { kernels::simd::activate<Act>(x, n); }
+};
+
+}  // namespace staticformer

@@ -1,0 +1,27 @@
+// staticformer: LayerNorm with xsimd (optimised; bit-identical to reference/layer_norm.hpp).
+#pragma once
+
+#include "../reference/layer_norm.hpp"
+#include "reduce.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace simd {
+
+template <int N>
+inline void layer_norm(const float* x, int rows, const float* gamma, const float* beta, float eps,
+                       float* y) noexcept {
+    for (int r = 0; r < rows; ++r, x += N, y += N) {
+        const float mean = reference::mean_of<N>(sum_lanes(x, N));
+        const reference::norm_stats s{mean, reference::rstd_of<N>(sum_squares_lanes(x, mean, N), eps)};
+        const batch m(s.mean), rstd(s.rstd);
+        int i = 0;
+        for (; i + width <= N; i += width)
+            store(y + i, xsimd::fma((load(x + i) - m) * rstd, load(gamma + i), load(beta + i)));
+        for (; i < N; ++i) y[i] = reference::layer_norm_output(x[i], s, gamma[i], beta[i]);
+    }
+}
+
+}  // namespace simd
+}  // namespace kernels
+}  // namespace staticformer

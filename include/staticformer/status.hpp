@@ -1,0 +1,43 @@
+// staticformer: runtime status codes. Only data that arrives at run time (valid_len, buffers,
+// weight blobs) can fail; configuration errors are compile errors instead.
+#pragma once
+
+namespace staticformer {
+
+enum class status : int {
+    ok = 0,
+    bad_valid_len,        // valid_len == 0 or valid_len > seq_len
+    null_pointer,         // an input or output pointer is null
+    overlapping_buffers,  // input and output overlap without being the same buffer
+    blob_too_small,       // fewer bytes than the header or the payload it announces
+    blob_bad_magic,       // not a staticformer weights blob
+    blob_bad_version,     // a blob format this library does not read
+    blob_bad_endianness,  // written on a machine of the other byte order
+    blob_config_mismatch, // dimensions or options differ from the encoder_config
+    blob_precision_mismatch,
+    blob_bad_size,        // payload size differs from sizeof(encoder_weights<...>)
+    blob_bad_checksum,
+    blob_misaligned,      // zero-copy needs the blob at an address aligned for its weights
+};
+
+// A short, stable, human-readable name for logs.
+constexpr const char* to_string(status s) noexcept {
+    switch (s) {
+    case status::ok: return "ok";
+    case status::bad_valid_len: return "bad_valid_len";
+    case status::null_pointer: return "null_pointer";
+    case status::overlapping_buffers: return "overlapping_buffers";
+    case status::blob_too_small: return "blob_too_small";
+    case status::blob_bad_magic: return "blob_bad_magic";
+    case status::blob_bad_version: return "blob_bad_version";
+    case status::blob_bad_endianness: return "blob_bad_endianness";
+    case status::blob_config_mismatch: return "blob_config_mismatch";
+    case status::blob_precision_mismatch: return "blob_precision_mismatch";
+    case status::blob_bad_size: return "blob_bad_size";
+    case status::blob_bad_checksum: return "blob_bad_checksum";
+    case status::blob_misaligned: return "blob_misaligned";
+    }
+    return "unknown";
+}
+
+}  // namespace staticformer

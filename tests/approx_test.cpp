@@ -1,0 +1,100 @@
+// The portable approximations: accurate against libm in double precision, and identical
+// between scalar and batch evaluation over a dense sweep of inputs.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/compare.hpp"
+
+namespace {
+
+namespace sf = staticformer;
+using ops = sf::math::scalar_ops;
+
+// Every 97th float between lo and hi (by bit pattern, so all exponents are covered).
+std::vector<float> sweep(float lo, float hi) {
+    std::vector<float> v;
+    for (float x = lo; x < hi;) {
+        v.push_back(x);
+        std::uint32_t u;
+        std::memcpy(&u, &x, 4);
+        u = x < 0 ? (u > 97 + 0x80000000u ? u - 97 : 0) : u + 97;
+        std::memcpy(&x, &u, 4);
+    }
+    return v;
+}
+
+TEST(Approx, ExpRelativeErrorWithinFourUlp) {
+    double worst = 0;
+    for (float x : sweep(-87.0f, 88.0f)) {
+        const double exact = std::exp(double(x));
+        const double got = sf::math::exp<ops>(x);
+        const double ulp = std::ldexp(1.0, std::ilogb(exact) - 23);
+        worst = std::max(worst, std::fabs(got - exact) / ulp);
+    }
+    EXPECT_LE(worst, 4.0);
+    std::printf("exp: worst error %.2f ulp\n", worst);
+}
+
+TEST(Approx, ExpNeverSubnormalAndClamped) {
+    for (float x : {-87.0f, -100.0f, -1e30f, -std::numeric_limits<float>::infinity()}) {
+        const float e = sf::math::exp<ops>(x);
+        EXPECT_TRUE(std::isnormal(e)) << x;
+        EXPECT_LT(e, 2e-38f) << x;
+    }
+    EXPECT_TRUE(std::isfinite(sf::math::exp<ops>(1e30f)));
+    EXPECT_EQ(sf::math::exp<ops>(0.0f), 1.0f);
+}
+
+TEST(Approx, GeluAbsoluteErrorSmall) {
+    double worst = 0;
+    for (float x : sweep(-30.0f, 30.0f)) {
+        const double exact = 0.5 * double(x) * (1.0 + std::erf(double(x) / std::sqrt(2.0)));
+        const double got = sf::math::gelu<ops>(x);
+        worst = std::max(worst, std::fabs(got - exact) / std::max(1.0, std::fabs(double(x))));
+    }
+    EXPECT_LE(worst, 3e-7);
+    std::printf("gelu: worst error %.3g * max(1, |x|)\n", worst);
+}
+
+TEST(Approx, GeluTanhAbsoluteErrorSmall) {
+    double worst = 0;
+    for (float x : sweep(-30.0f, 30.0f)) {
+        const double xd = x;
+        const double exact = 0.5 * xd * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (xd + 0.044715 * xd * xd * xd)));
+        const double got = sf::math::gelu_tanh<ops>(x);
+        worst = std::max(worst, std::fabs(got - exact) / std::max(1.0, std::fabs(xd)));
+    }
+    EXPECT_LE(worst, 3e-7);
+    std::printf("gelu_tanh: worst error %.3g * max(1, |x|)\n", worst);
+}
+
+#if STATICFORMER_HAS_SIMD
+using sf::kernels::simd::batch;
+using sf::kernels::simd::batch_ops;
+using sf::kernels::simd::width;
+
+template <class ScalarF, class BatchF>
+void check_same(const std::vector<float>& xs, ScalarF scalar, BatchF vector, const char* what) {
+    std::vector<float> a(xs.size()), b(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) a[i] = scalar(xs[i]);
+    std::size_t i = 0;
+    for (; i + width <= xs.size(); i += width) vector(batch::load_unaligned(xs.data() + i)).store_unaligned(b.data() + i);
+    for (; i < xs.size(); ++i) b[i] = scalar(xs[i]);
+    EXPECT_TRUE(sftest::bit_equal(a.data(), b.data(), a.size())) << what;
+}
+
+TEST(Approx, BatchEqualsScalar) {
+    const std::vector<float> xs = sweep(-1e6f, 1e6f);
+    check_same(xs, [](float x) { return sf::math::exp<ops>(x); }, [](batch x) { return sf::math::exp<batch_ops>(x); }, "exp");
+    check_same(xs, [](float x) { return sf::math::gelu<ops>(x); }, [](batch x) { return sf::math::gelu<batch_ops>(x); }, "gelu");
+    check_same(xs, [](float x) { return sf::math::gelu_tanh<ops>(x); }, [](batch x) { return sf::math::gelu_tanh<batch_ops>(x); }, "gelu_tanh");
+    check_same(xs, [](float x) { return sf::math::relu<ops>(x); }, [](batch x) { return sf::math::relu<batch_ops>(x); }, "relu");
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,150 @@
+// The weights blob: a round trip is zero-copy, and every corruption is refused with its status.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "common/cases.hpp"
+
+namespace {
+
+using namespace sftest;
+using cfg = odd_pre_gelu;
+using weights = sf::encoder_weights<cfg, sf::f32>;
+constexpr std::size_t blob_size = sf::blob::size<cfg, sf::f32>;
+
+// An aligned buffer holding a valid blob of cfg's test weights.
+struct blob_buffer {
+    alignas(64) unsigned char bytes[blob_size + 64];
+    blob_buffer() { EXPECT_EQ(sf::write_blob(weights_for<cfg>(), bytes, blob_size), sf::status::ok); }
+    sf::status load(std::size_t size = blob_size, std::size_t offset = 0) {
+        const weights* w = nullptr;
+        const sf::status s = sf::load_blob<cfg, sf::f32>(bytes + offset, size, w);
+        EXPECT_EQ(s == sf::status::ok, w != nullptr);
+        return s;
+    }
+    void reseal_header() {  // recompute the header checksum after an edit
+        sf::blob::header h;
+        std::memcpy(&h, bytes, sizeof h);
+        h.header_crc = sf::blob::crc32(bytes, offsetof(sf::blob::header, header_crc));
+        std::memcpy(bytes, &h, sizeof h);
+    }
+    template <class T>
+    void set(std::size_t offset, T value) {
+        std::memcpy(bytes + offset, &value, sizeof value);
+        reseal_header();
+    }
+};
+
+TEST(Blob, RoundTripIsZeroCopy) {
+    static blob_buffer b;
+    const weights* w = nullptr;
+    ASSERT_EQ((sf::load_blob<cfg, sf::f32>(b.bytes, blob_size, w)), sf::status::ok);
+    EXPECT_EQ(static_cast<const void*>(w), static_cast<const void*>(b.bytes + sf::blob::header_bytes));
+    EXPECT_EQ(std::memcmp(w, &weights_for<cfg>(), sizeof(weights)), 0);
+}
+
+TEST(Blob, Crc32MatchesTheStandardCheckValue) {
+    const char* s = "123456789";
+    EXPECT_EQ(sf::blob::crc32(reinterpret_cast<const unsigned char*>(s), 9), 0xCBF43926u);
+}
+
+TEST(Blob, TruncatedIsTooSmall) {
+    static blob_buffer b;
+    for (std::size_t size : {std::size_t(0), std::size_t(1), std::size_t(63), std::size_t(64), blob_size / 2, blob_size - 1})
+        EXPECT_EQ(b.load(size), sf::status::blob_too_small) << size;
+    EXPECT_EQ(b.load(blob_size + 10), sf::status::ok);  // trailing bytes are allowed
+}
+
+TEST(Blob, EveryHeaderByteIsChecked) {
+    static blob_buffer b;
+    for (std::size_t i = 0; i < sf::blob::header_bytes; ++i) {
+        b.bytes[i] ^= 0x10;
+        EXPECT_NE(b.load(), sf::status::ok) << "header byte " << i;
+        b.bytes[i] ^= 0x10;
+    }
+    EXPECT_EQ(b.load(), sf::status::ok);
+}
+
+TEST(Blob, PayloadCorruptionFailsTheChecksum) {
+    static blob_buffer b;
+    for (std::size_t i : {sf::blob::header_bytes, sf::blob::header_bytes + 1000, blob_size - 1}) {
+        b.bytes[i] ^= 0x01;
+        EXPECT_EQ(b.load(), sf::status::blob_bad_checksum) << i;
+        b.bytes[i] ^= 0x01;
+    }
+}
+
+TEST(Blob, EachFieldHasItsStatus) {
+    {
+        blob_buffer b;
+        b.bytes[0] = 'X';
+        EXPECT_EQ(b.load(), sf::status::blob_bad_magic);
+    }
+    {
+        blob_buffer b;
+        b.set<std::uint32_t>(4, 2);
+        EXPECT_EQ(b.load(), sf::status::blob_bad_version);
+    }
+    {
+        blob_buffer b;
+        b.set<std::uint32_t>(12, 0x04030201u);
+        EXPECT_EQ(b.load(), sf::status::blob_bad_endianness);
+    }
+    for (std::size_t field = 16; field <= 40; field += 4) {  // dims, options, eps
+        blob_buffer b;
+        std::uint32_t v;
+        std::memcpy(&v, b.bytes + field, 4);
+        b.set<std::uint32_t>(field, v + 1);
+        EXPECT_EQ(b.load(), sf::status::blob_config_mismatch) << "field at " << field;
+    }
+    {
+        blob_buffer b;
+        b.set<std::uint32_t>(44, 2);
+        EXPECT_EQ(b.load(), sf::status::blob_precision_mismatch);
+    }
+    {
+        blob_buffer b;
+        b.set<std::uint64_t>(48, sizeof(weights) + 4);
+        EXPECT_EQ(b.load(), sf::status::blob_bad_size);
+    }
+}
+
+TEST(Blob, WrongConfigurationIsRefused) {
+    static blob_buffer b;
+    using other = sf::encoder_config<24, 3, 40, 7, 2, sf::pre_norm, sf::relu, sf::final_norm>;
+    const sf::encoder_weights<other, sf::f32>* w = nullptr;
+    EXPECT_EQ((sf::load_blob<other, sf::f32>(b.bytes, blob_size, w)), sf::status::blob_config_mismatch);
+    using longer = sf::encoder_config<24, 3, 40, 8, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
+    const sf::encoder_weights<longer, sf::f32>* w2 = nullptr;
+    EXPECT_EQ((sf::load_blob<longer, sf::f32>(b.bytes, blob_size, w2)), sf::status::blob_config_mismatch);
+}
+
+TEST(Blob, MisalignedIsRefusedNotCopied) {
+    static blob_buffer b;
+    std::memmove(b.bytes + 1, b.bytes, blob_size);
+    EXPECT_EQ(b.load(blob_size, 1), sf::status::blob_misaligned);
+}
+
+TEST(Blob, NullAndTooSmallDestination) {
+    const weights* w = nullptr;
+    EXPECT_EQ((sf::load_blob<cfg, sf::f32>(nullptr, 100, w)), sf::status::null_pointer);
+    std::vector<unsigned char> small(blob_size - 1);
+    EXPECT_EQ(sf::write_blob(weights_for<cfg>(), small.data(), small.size()), sf::status::blob_too_small);
+}
+
+TEST(Blob, LoadedWeightsRunTheSameEncoder) {
+    static blob_buffer b;
+    const weights* w = nullptr;
+    ASSERT_EQ((sf::load_blob<cfg, sf::f32>(b.bytes, blob_size, w)), sf::status::ok);
+    sf::encoder<cfg> from_blob{*w}, direct{weights_for<cfg>()};
+    const auto x = make_input<cfg>(input_kind::normal);
+    std::vector<float> y1(x.size()), y2(x.size());
+    ASSERT_EQ(from_blob.forward(x.data(), y1.data(), 5), sf::status::ok);
+    ASSERT_EQ(direct.forward(x.data(), y2.data(), 5), sf::status::ok);
+    EXPECT_EQ(std::memcmp(y1.data(), y2.data(), y1.size() * 4), 0);
+}
+
+}  // namespace

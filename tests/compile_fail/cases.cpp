@@ -1,0 +1,138 @@
+// Compile-fail cases for the configuration rules of config.hpp and encoder.hpp.
+//
+// Compiled once per case with -DCASE=N by tests/compile_fail/CMakeLists.txt, which expects
+// case 0 to compile and every other case to fail with the static_assert (or #error) message
+// registered for it there. Each case breaks exactly one rule; keep the case numbers in step with
+// the CMake list (it checks that every case below is registered).
+#include <staticformer/staticformer.hpp>
+
+#include <cstddef>
+
+namespace sf = staticformer;
+
+// sizeof needs a complete type, so it instantiates the class and runs its static_asserts.
+template <class T>
+constexpr std::size_t instantiate = sizeof(T);
+
+using ok_cfg = sf::encoder_config<8, 2, 16, 4, 1>;
+
+#if !defined(CASE)
+#error "define CASE"
+
+#elif CASE == 0 || CASE == 90 || CASE == 91
+// A valid configuration, every option used once, both backends instantiated down to the kernels.
+// Cases 90 (-ffast-math) and 91 (x87 float evaluation) compile this same code with flags that
+// config.hpp rejects.
+using cfg = sf::encoder_config<8, 2, 16, 4, 2, sf::pre_norm, sf::gelu, sf::final_norm,
+                               sf::layer_norm_eps<1, -6>, sf::tile_rows<3>>;
+using cfg2 = sf::encoder_config<12, 3, 8, 5, 1, sf::post_norm, sf::gelu_tanh, sf::layer_norm_eps<5, 0>>;
+using cfg3 = sf::encoder_config<4, 4, 4, 1, 1, sf::relu, sf::tile_rows<8>>;
+static_assert(cfg::head_dim == 4 && cfg::norm_first && cfg::has_final_norm && cfg::tile == 3, "");
+static_assert(!cfg2::norm_first && cfg2::activation == sf::activation_kind::gelu_tanh, "");
+static_assert(cfg3::tile == 1 && cfg3::activation == sf::activation_kind::relu, "");
+
+template <class Cfg>
+sf::status run_all(const sf::encoder_weights<Cfg, sf::f32>& w, const float* x, float* y) {
+    sf::encoder<Cfg> by_default{w};
+    sf::encoder<Cfg, sf::f32, sf::reference> by_reference{w};
+    sf::status s = by_default.forward(x, y, Cfg::seq_len);
+    if (s == sf::status::ok) s = by_reference.forward(x, y, Cfg::seq_len);
+#if STATICFORMER_HAS_SIMD
+    sf::encoder<Cfg, sf::f32, sf::simd> by_simd{w};
+    if (s == sf::status::ok) s = by_simd.forward(x, y, Cfg::seq_len);
+#endif
+    return s;
+}
+template sf::status run_all<cfg>(const sf::encoder_weights<cfg, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg2>(const sf::encoder_weights<cfg2, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg3>(const sf::encoder_weights<cfg3, sf::f32>&, const float*, float*);
+
+// ---- encoder_config: dimensions -------------------------------------------------------------
+#elif CASE == 1
+constexpr auto probe = instantiate<sf::encoder_config<0, 2, 16, 4, 1>>;
+#elif CASE == 2
+constexpr auto probe = instantiate<sf::encoder_config<-8, 2, 16, 4, 1>>;
+#elif CASE == 3
+constexpr auto probe = instantiate<sf::encoder_config<8, 0, 16, 4, 1>>;
+#elif CASE == 4
+constexpr auto probe = instantiate<sf::encoder_config<8, -2, 16, 4, 1>>;
+#elif CASE == 5
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 0, 4, 1>>;
+#elif CASE == 6
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, -16, 4, 1>>;
+#elif CASE == 7
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 0, 1>>;
+#elif CASE == 8
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, -4, 1>>;
+#elif CASE == 9
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 0>>;
+#elif CASE == 10
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, -1>>;
+#elif CASE == 11
+constexpr auto probe = instantiate<sf::encoder_config<10, 3, 16, 4, 1>>;
+#elif CASE == 12  // 3 * d_model * d_model >= 2^31
+constexpr auto probe = instantiate<sf::encoder_config<32768, 1, 16, 4, 1>>;
+#elif CASE == 13  // d_model * d_ff >= 2^31
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, (1 << 28), 4, 1>>;
+#elif CASE == 14  // seq_len * 3 * d_model >= 2^31
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, (1 << 27), 1>>;
+#elif CASE == 15  // seq_len * d_ff >= 2^31
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, (1 << 16), (1 << 15), 1>>;
+
+// ---- encoder_config: options ----------------------------------------------------------------
+#elif CASE == 20
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, int>>;
+#elif CASE == 21  // a precision is not an option
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::pre_norm, sf::f32>>;
+#elif CASE == 22
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::pre_norm, sf::post_norm>>;
+#elif CASE == 23
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::pre_norm, sf::pre_norm>>;
+#elif CASE == 24
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::relu, sf::gelu>>;
+#elif CASE == 25
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::gelu, sf::gelu_tanh>>;
+#elif CASE == 26
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::final_norm, sf::final_norm>>;
+#elif CASE == 27
+constexpr auto probe =
+    instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::layer_norm_eps<1, -5>, sf::layer_norm_eps<1, -6>>>;
+#elif CASE == 28
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::layer_norm_eps<0, -5>>>;
+#elif CASE == 29
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::layer_norm_eps<-1, -5>>>;
+#elif CASE == 30
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::layer_norm_eps<1, 1>>>;
+#elif CASE == 31
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::layer_norm_eps<1, -31>>>;
+#elif CASE == 32
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_rows<2>, sf::tile_rows<4>>>;
+#elif CASE == 33
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_rows<0>>>;
+#elif CASE == 34
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_rows<-2>>>;
+
+// ---- encoder ----------------------------------------------------------------------------------
+#elif CASE == 40
+constexpr auto probe = instantiate<sf::encoder<int>>;
+#elif CASE == 41
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, double>>;
+#elif CASE == 42
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::f16>>;
+#elif CASE == 43
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::int8>>;
+#elif CASE == 44
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::f32, int>>;
+#elif CASE == 45  // the precision where the backend goes
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::f32, sf::f32>>;
+#elif CASE == 46  // compiled with -DSTATICFORMER_NO_SIMD
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::f32, sf::simd>>;
+#elif CASE == 47  // compiled with -DSTATICFORMER_NO_SIMD: the free function checks the backend too
+sf::status run(const sf::encoder_weights<ok_cfg, sf::f32>& w, sf::workspace<ok_cfg>& ws, const float* x,
+               float* y) {
+    return sf::forward<sf::simd>(w, ws, x, y, ok_cfg::seq_len);
+}
+
+#else
+#error "unknown CASE"
+#endif

@@ -1,0 +1,170 @@
+// Each simd kernel against its reference, memcmp, on shapes that are multiples of no SIMD
+// width and on inputs that drive the approximations into their clamps.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/random.hpp"
+
+namespace {
+
+namespace sf = staticformer;
+using sftest::bit_equal;
+using sftest::splitmix64;
+
+#if !STATICFORMER_HAS_SIMD
+TEST(Kernels, SimdBackend) { GTEST_SKIP() << "no simd backend in this build"; }
+#else
+using ref = sf::kernel_set<sf::reference>;
+using vec = sf::kernel_set<sf::simd>;
+
+std::vector<float> random_vector(std::size_t n, std::uint64_t seed, float scale) {
+    std::vector<float> v(n);
+    splitmix64 g{seed};
+    sftest::fill_uniform(v.data(), n, g, scale);
+    return v;
+}
+
+template <int In, int Out, int WStride = Out>
+void check_linear(int column_offset = 0) {
+    for (int rows = 1; rows <= 9; ++rows) {
+        const auto x = random_vector(std::size_t(rows) * In, In * 7 + rows, 2.0f);
+        const auto w = random_vector(std::size_t(In) * WStride, Out, 0.5f);
+        const auto b = random_vector(WStride, 3, 0.5f);
+        std::vector<float> y1(std::size_t(rows) * Out), y2(y1.size());
+        ref::linear<In, Out, WStride>(x.data(), rows, w.data() + column_offset, b.data() + column_offset, y1.data());
+        vec::linear<In, Out, WStride>(x.data(), rows, w.data() + column_offset, b.data() + column_offset, y2.data());
+        ASSERT_TRUE(bit_equal(y1.data(), y2.data(), y1.size())) << "In=" << In << " Out=" << Out << " rows=" << rows;
+    }
+}
+
+TEST(Kernels, Linear) {
+    check_linear<1, 1>();
+    check_linear<3, 5>();
+    check_linear<7, 17>();
+    check_linear<16, 16>();
+    check_linear<24, 40>();
+    check_linear<33, 65>();
+    check_linear<64, 256>();
+    check_linear<100, 31>();
+    check_linear<24, 24, 72>(24);  // a column block of a packed QKV matrix
+    check_linear<20, 20, 60>(40);
+}
+
+template <int N>
+void check_layer_norm() {
+    for (int variant = 0; variant < 4; ++variant) {
+        const int rows = 3;
+        auto x = random_vector(std::size_t(rows) * N, N + variant, variant == 3 ? 1000.0f : 3.0f);
+        if (variant == 1) std::fill(x.begin(), x.end(), 0.75f);  // zero variance
+        if (variant == 2)
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = 5.0f + float(i % 3) * 1e-6f;  // cancellation
+        const auto g = random_vector(N, 11, 2.0f), b = random_vector(N, 12, 1.0f);
+        std::vector<float> y1(x.size()), y2(x.size()), y3(x);
+        ref::layer_norm<N>(x.data(), rows, g.data(), b.data(), 1e-5f, y1.data());
+        vec::layer_norm<N>(x.data(), rows, g.data(), b.data(), 1e-5f, y2.data());
+        ASSERT_TRUE(bit_equal(y1.data(), y2.data(), y1.size())) << "N=" << N << " variant=" << variant;
+        vec::layer_norm<N>(y3.data(), rows, g.data(), b.data(), 1e-5f, y3.data());  // in place
+        ASSERT_TRUE(bit_equal(y1.data(), y3.data(), y1.size())) << "in place, N=" << N;
+    }
+}
+
+TEST(Kernels, LayerNorm) {
+    check_layer_norm<1>();
+    check_layer_norm<5>();
+    check_layer_norm<15>();
+    check_layer_norm<16>();
+    check_layer_norm<17>();
+    check_layer_norm<33>();
+    check_layer_norm<64>();
+    check_layer_norm<100>();
+}
+
+TEST(Kernels, Softmax) {
+    for (int n = 1; n <= 70; ++n) {
+        for (int variant = 0; variant < 5; ++variant) {
+            auto s = random_vector(n, n * 5 + variant, variant == 1 ? 200.0f : 4.0f);
+            if (variant == 2) std::fill(s.begin(), s.end(), -3.5f);  // all equal
+            if (variant == 3) s[n / 2] = 1e30f;                      // one dominant score
+            if (variant == 4)
+                for (int j = 0; j < n; ++j) s[j] = j % 2 ? -1e30f : 0.0f;  // exp clamp
+            std::vector<float> a(s), b(s);
+            ref::softmax(a.data(), n);
+            vec::softmax(b.data(), n);
+            ASSERT_TRUE(bit_equal(a.data(), b.data(), n)) << "n=" << n << " variant=" << variant;
+        }
+    }
+}
+
+template <int HeadDim>
+void check_attention() {
+    constexpr int S = 41, D = HeadDim * 3;
+    const auto q = random_vector(HeadDim, HeadDim, 2.0f);
+    const auto kt = random_vector(std::size_t(HeadDim) * S, HeadDim + 1, 2.0f);
+    const auto v = random_vector(std::size_t(S) * D, HeadDim + 2, 2.0f);
+    auto p = random_vector(S, HeadDim + 3, 1.0f);
+    for (int n = 1; n <= S; ++n) {
+        std::vector<float> s1(S), s2(S);
+        ref::attention_scores<HeadDim, S>(q.data(), kt.data(), n, s1.data());
+        vec::attention_scores<HeadDim, S>(q.data(), kt.data(), n, s2.data());
+        ASSERT_TRUE(bit_equal(s1.data(), s2.data(), n)) << "scores HeadDim=" << HeadDim << " n=" << n;
+        std::vector<float> c1(HeadDim), c2(HeadDim);
+        ref::attention_context<HeadDim, D>(p.data(), v.data() + HeadDim, n, c1.data());
+        vec::attention_context<HeadDim, D>(p.data(), v.data() + HeadDim, n, c2.data());
+        ASSERT_TRUE(bit_equal(c1.data(), c2.data(), HeadDim)) << "context HeadDim=" << HeadDim << " n=" << n;
+    }
+}
+
+TEST(Kernels, Attention) {
+    check_attention<1>();
+    check_attention<3>();
+    check_attention<8>();
+    check_attention<11>();
+    check_attention<16>();
+    check_attention<20>();
+    check_attention<32>();
+    check_attention<37>();
+}
+
+// Inputs for the activations: a sweep of magnitudes, both signs, zeros, infinities.
+std::vector<float> activation_inputs() {
+    std::vector<float> x;
+    for (float m = 1e-30f; m < 1e30f; m *= 1.37f) {
+        x.push_back(m);
+        x.push_back(-m);
+    }
+    for (float v = -20.0f; v <= 20.0f; v += 0.013f) x.push_back(v);
+    for (float v : {0.0f, -0.0f, 12.7f, -12.7f, 12.8f, -12.8f, 88.0f, -88.0f,
+                    std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                    std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                    std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min()})
+        x.push_back(v);
+    x.push_back(1.0f);  // make the length a non-multiple of every width
+    return x;
+}
+
+template <sf::activation_kind Act>
+void check_activation() {
+    const std::vector<float> x = activation_inputs();
+    for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(17), x.size()}) {
+        std::vector<float> a(x.begin(), x.begin() + n), b(a);
+        ref::activate<Act>(a.data(), int(n));
+        vec::activate<Act>(b.data(), int(n));
+        ASSERT_TRUE(bit_equal(a.data(), b.data(), n)) << "activation " << int(Act) << " n=" << n;
+    }
+}
+
+TEST(Kernels, Activations) {
+    check_activation<sf::activation_kind::relu>();
+    check_activation<sf::activation_kind::gelu>();
+    check_activation<sf::activation_kind::gelu_tanh>();
+}
+
+#endif  // STATICFORMER_HAS_SIMD
+
+}  // namespace

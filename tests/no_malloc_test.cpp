@@ -1,0 +1,90 @@
+// forward() never allocates: operator new and malloc are counted (malloc through the linker's
+// --wrap, so calls from this program's code are seen) and must not move during forward().
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "common/cases.hpp"
+
+namespace {
+long allocations = 0;
+}
+
+extern "C" {
+void* __real_malloc(std::size_t);
+void* __real_calloc(std::size_t, std::size_t);
+void* __real_realloc(void*, std::size_t);
+void* __wrap_malloc(std::size_t n) {
+    ++allocations;
+    return __real_malloc(n);
+}
+void* __wrap_calloc(std::size_t a, std::size_t b) {
+    ++allocations;
+    return __real_calloc(a, b);
+}
+void* __wrap_realloc(void* p, std::size_t n) {
+    ++allocations;
+    return __real_realloc(p, n);
+}
+}
+
+void* operator new(std::size_t n) {
+    ++allocations;
+    if (void* p = __real_malloc(n ? n : 1)) return p;
+    std::abort();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    ++allocations;
+    return __real_malloc(n ? n : 1);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace sftest;
+
+template <class Cfg, class Backend>
+void expect_no_allocation() {
+    static sf::encoder<Cfg, sf::f32, Backend> enc{weights_for<Cfg>()};
+    const auto x = make_input<Cfg>(input_kind::normal);
+    std::vector<float> y(x.size());
+    for (int n : valid_lens<Cfg>()) {
+        const long before = allocations;
+        const sf::status s = enc.forward(x.data(), y.data(), n);
+        const long after = allocations;
+        EXPECT_EQ(s, sf::status::ok);
+        EXPECT_EQ(after - before, 0) << "forward() allocated";
+    }
+}
+
+TEST(NoMalloc, CounterSeesAllocations) {  // the check can fail
+    const long before = allocations;
+    void* p = std::malloc(16);
+    int* q = new int(3);
+    EXPECT_EQ(allocations - before, 2);
+    delete q;
+    std::free(p);
+}
+
+TEST(NoMalloc, ForwardReference) {
+    expect_no_allocation<tiny_pre_gelu, sf::reference>();
+    expect_no_allocation<tanh_post, sf::reference>();
+}
+
+#if STATICFORMER_HAS_SIMD
+TEST(NoMalloc, ForwardSimd) {
+    expect_no_allocation<tiny_pre_gelu, sf::simd>();
+    expect_no_allocation<tanh_post, sf::simd>();
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,45 @@
+// Writes the reference backend's outputs for every test case. Built once with the baseline
+// flags (no -march, -ffp-contract=off); every other build and target must reproduce these
+// bytes exactly.
+#include <cstdio>
+
+#include "common/cases.hpp"
+#include "common/files.hpp"
+
+namespace {
+
+using namespace sftest;
+
+int failures = 0;
+
+template <class Cfg>
+void write_case(const std::string& dir, const char* name) {
+    const auto& w = weights_for<Cfg>();
+    static sf::workspace<Cfg> ws;
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        const std::vector<float> x = make_input<Cfg>(kind);
+        for (int n : valid_lens<Cfg>()) {
+            std::vector<float> y(x.size());
+            const sf::status s = sf::forward<sf::reference>(w, ws, x.data(), y.data(), n);
+            const std::string path = output_file(dir, name, n, kind);
+            if (s != sf::status::ok || !write_file(path, y.data(), y.size() * sizeof(float))) {
+                std::fprintf(stderr, "failed: %s (%s)\n", path.c_str(), sf::to_string(s));
+                ++failures;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+        return 2;
+    }
+#define WRITE_CASE(name) write_case<name>(argv[1], #name);
+    STATICFORMER_TEST_CASES(WRITE_CASE)
+#undef WRITE_CASE
+    std::printf("reference outputs written to %s (%d failures)\n", argv[1], failures);
+    return failures == 0 ? 0 : 1;
+}

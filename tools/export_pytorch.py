@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""Export a PyTorch Transformer encoder to staticformer weights.
+
+Turns a torch.nn.TransformerEncoder (batch_first=True) into
+  * a C++ header that defines  NAME_config  (a staticformer::encoder_config) and  NAME
+    (an inline constexpr staticformer::encoder_weights<NAME_config, staticformer::f32>), and/or
+  * a weights blob (.sfwb) in the format described in include/staticformer/weights.hpp.
+
+From a whole module saved with torch.save(encoder, "model.pt"), which carries its own options:
+
+    python3 tools/export_pytorch.py --module model.pt --seq-len 32 --name my_model \\
+        --header my_model.hpp --blob my_model.sfwb
+
+From a state_dict saved with torch.save(encoder.state_dict(), "sd.pt"), stating the options
+(--d-model, --d-ff and --layers are read from the tensor shapes when omitted; --prefix strips
+a key prefix such as "encoder." when the encoder is part of a larger model):
+
+    python3 tools/export_pytorch.py --state-dict sd.pt --heads 4 --norm-first \\
+        --activation gelu --final-norm --eps 1e-5 --seq-len 32 --name my_model --blob my_model.sfwb
+
+Anything staticformer does not compute (bias-less projections, separate key/value dimensions,
+add_bias_kv, LayerNorms with different epsilons, an unknown activation, ...) is refused with a
+message and exit status 2. Needs torch (1.13 or later) and numpy.
+
+The pieces are importable for other scripts: load_module(), extract_module(),
+extract_state_dict(), config_type(), write_header(), write_blob(), export().
+"""
+
+import argparse
+import math
+import re
+import struct
+import sys
+import zlib
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # index = activation code in the blob
+DEFAULT_EPS = 1e-5
+
+
+class ExportError(Exception):
+    """The model cannot be exported: an unsupported feature or inconsistent input."""
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """Dimensions and options of a staticformer encoder_config."""
+    d_model: int
+    heads: int
+    d_ff: int
+    seq_len: int
+    layers: int
+    norm_first: bool = False
+    activation: str = "relu"  # one of ACTIVATIONS
+    final_norm: bool = False
+    eps: float = DEFAULT_EPS
+
+
+@dataclass
+class EncoderWeights:
+    """float32 arrays shaped and ordered as staticformer::encoder_weights<cfg, f32>."""
+    layers: List[Dict[str, np.ndarray]]          # per layer: C++ member -> array
+    final_norm: Optional[Dict[str, np.ndarray]]  # {"gamma", "beta"} or None
+
+    def members(self):
+        """(C++ member path, torch key, array) in struct order."""
+        for i, layer in enumerate(self.layers):
+            for member, key in LAYER_MEMBERS:
+                yield f"layer[{i}].{member}", f"layers.{i}.{key}", layer[member]
+        if self.final_norm is not None:
+            for member, key in FINAL_NORM_MEMBERS:
+                yield f"final_norm.{member}", key, self.final_norm[member]
+
+    def parameter_count(self) -> int:
+        return sum(a.size for _, _, a in self.members())
+
+
+# C++ member of layer_weights_f32 and the torch state_dict key it comes from (under
+# "layers.<i>."), in struct order. Matrices are stored w[in][out]: torch's weight transposed.
+LAYER_MEMBERS = (
+    ("qkv_w", "self_attn.in_proj_weight"),
+    ("qkv_b", "self_attn.in_proj_bias"),
+    ("out_w", "self_attn.out_proj.weight"),
+    ("out_b", "self_attn.out_proj.bias"),
+    ("ff1_w", "linear1.weight"),
+    ("ff1_b", "linear1.bias"),
+    ("ff2_w", "linear2.weight"),
+    ("ff2_b", "linear2.bias"),
+    ("norm1_gamma", "norm1.weight"),
+    ("norm1_beta", "norm1.bias"),
+    ("norm2_gamma", "norm2.weight"),
+    ("norm2_beta", "norm2.bias"),
+)
+FINAL_NORM_MEMBERS = (("gamma", "norm.weight"), ("beta", "norm.bias"))
+
+
+def layer_shapes(spec: EncoderSpec) -> Dict[str, tuple]:
+    """C++ shape of each layer member."""
+    d, f = spec.d_model, spec.d_ff
+    return {
+        "qkv_w": (d, 3 * d), "qkv_b": (3 * d,), "out_w": (d, d), "out_b": (d,),
+        "ff1_w": (d, f), "ff1_b": (f,), "ff2_w": (f, d), "ff2_b": (d,),
+        "norm1_gamma": (d,), "norm1_beta": (d,), "norm2_gamma": (d,), "norm2_beta": (d,),
+    }
+
+
+# ---- LayerNorm epsilon ------------------------------------------------------------------------
+
+def _pow10(e: int) -> float:
+    """detail::pow10 of config.hpp: 10^|e| by repeated multiplication in double, inverted if e < 0."""
+    r = 1.0
+    for _ in range(abs(e)):
+        r *= 10.0
+    return 1.0 / r if e < 0 else r
+
+
+def config_eps(mantissa: int, exponent10: int) -> np.float32:
+    """The float that encoder_config<..., layer_norm_eps<M, E>>::eps evaluates to."""
+    return np.float32(mantissa * _pow10(exponent10))
+
+
+def eps_option(eps: float) -> Optional[Tuple[int, int]]:
+    """(M, E) of layer_norm_eps<M, E> with float32(M * 10^E) == float32(eps) and M as small as
+    possible; None when eps is the default 1e-5."""
+    if not (math.isfinite(eps) and eps > 0):
+        raise ExportError(f"LayerNorm eps must be a positive number, got {eps!r}")
+    target = np.float32(eps)
+    if target == config_eps(1, -5):
+        return None
+    best = None
+    for e in range(0, -31, -1):
+        nearest = int(Decimal(float(target)).scaleb(-e).to_integral_value())
+        for m in (nearest - 1, nearest, nearest + 1):
+            if 0 < m < 2**31 and config_eps(m, e) == target and (best is None or m < best[0]):
+                best = (m, e)
+    if best is None:
+        raise ExportError(f"LayerNorm eps {eps!r} cannot be written as layer_norm_eps<M, E> "
+                          "(M a positive int, E in [-30, 0])")
+    return best
+
+
+def spec_eps32(spec: EncoderSpec) -> np.float32:
+    """The epsilon as the C++ config holds it (float)."""
+    option = eps_option(spec.eps)
+    return config_eps(*option) if option else config_eps(1, -5)
+
+
+# ---- reading a torch module -----------------------------------------------------------------
+
+def activation_name(act) -> str:
+    """'relu', 'gelu' or 'gelu_tanh' for an activation given as a string or a callable.
+
+    A callable is recognised by what it computes: F.relu, torch.relu, nn.ReLU(), F.gelu,
+    nn.GELU(), nn.GELU(approximate='tanh'), functools.partial(F.gelu, approximate='tanh'), ...
+    """
+    if isinstance(act, str):
+        if act in ACTIVATIONS:
+            return act
+        raise ExportError(f"unsupported activation {act!r}: use one of {', '.join(ACTIVATIONS)}")
+    probe = torch.linspace(-8.0, 8.0, 2001)
+    references = {"relu": F.relu(probe), "gelu": F.gelu(probe),
+                  "gelu_tanh": F.gelu(probe, approximate="tanh")}
+    try:
+        with torch.no_grad():
+            out = act(probe)
+    except Exception as e:  # any failure means: not a function we know
+        raise ExportError(f"unsupported activation {act!r} ({e})") from None
+    for name, ref in references.items():
+        if torch.is_tensor(out) and out.shape == ref.shape and torch.equal(out, ref):
+            return name
+    raise ExportError(f"unsupported activation {act!r}: staticformer has relu, gelu (erf) "
+                      "and gelu with approximate='tanh'")
+
+
+def _layer_norm_eps(norm, d_model: int, where: str) -> float:
+    if not isinstance(norm, nn.LayerNorm):
+        raise ExportError(f"{where} is {type(norm).__name__}, not a LayerNorm")
+    if getattr(norm, "weight", None) is None or getattr(norm, "bias", None) is None:
+        raise ExportError(f"{where} has no weight or no bias (elementwise_affine/bias off): not supported")
+    if tuple(norm.normalized_shape) != (d_model,):
+        raise ExportError(f"{where} normalises shape {tuple(norm.normalized_shape)}, expected ({d_model},)")
+    return float(norm.eps)
+
+
+def _layer_options(layer, i: int) -> tuple:
+    """(d_model, heads, d_ff, norm_first, activation, eps) of one TransformerEncoderLayer."""
+    where = f"layers[{i}]"
+    if not isinstance(layer, nn.TransformerEncoderLayer):
+        raise ExportError(f"{where} is {type(layer).__name__}, not a TransformerEncoderLayer")
+    attn = layer.self_attn
+    if not attn._qkv_same_embed_dim:
+        raise ExportError(f"{where}.self_attn has separate key/value sizes (kdim/vdim): not supported")
+    if attn.in_proj_bias is None or attn.out_proj.bias is None:
+        raise ExportError(f"{where}.self_attn has no bias: bias-less layers are not supported")
+    if attn.bias_k is not None or attn.add_zero_attn:
+        raise ExportError(f"{where}.self_attn uses add_bias_kv or add_zero_attn: not supported")
+    for lin_name in ("linear1", "linear2"):
+        lin = getattr(layer, lin_name)
+        if not isinstance(lin, nn.Linear) or lin.bias is None:
+            raise ExportError(f"{where}.{lin_name} is not a Linear with bias: not supported")
+    d_model = attn.embed_dim
+    eps1 = _layer_norm_eps(layer.norm1, d_model, f"{where}.norm1")
+    eps2 = _layer_norm_eps(layer.norm2, d_model, f"{where}.norm2")
+    if eps1 != eps2:
+        raise ExportError(f"{where}: norm1.eps {eps1!r} != norm2.eps {eps2!r}; staticformer uses one epsilon")
+    return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
+            activation_name(layer.activation), eps1)
+
+
+def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
+    """The EncoderSpec of a torch.nn.TransformerEncoder; refuses what staticformer cannot run."""
+    if not isinstance(encoder, nn.TransformerEncoder):
+        raise ExportError(f"expected a torch.nn.TransformerEncoder, got {type(encoder).__name__} "
+                          "(save the encoder itself, or use --state-dict with --prefix)")
+    options = [_layer_options(layer, i) for i, layer in enumerate(encoder.layers)]
+    if not options:
+        raise ExportError("the encoder has no layers")
+    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps")
+    for i, other in enumerate(options[1:], start=1):
+        for field, a, b in zip(fields, options[0], other):
+            if a != b:
+                raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
+    d_model, heads, d_ff, norm_first, activation, eps = options[0]
+    if not encoder.layers[0].self_attn.batch_first:
+        print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
+              "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
+    final_norm = encoder.norm is not None
+    if final_norm:
+        final_eps = _layer_norm_eps(encoder.norm, d_model, "norm (the final norm)")
+        if final_eps != eps:
+            raise ExportError(f"final norm eps {final_eps!r} != layer norm eps {eps!r}; "
+                              "staticformer uses one epsilon")
+    spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
+                       final_norm, eps)
+    check_spec(spec)
+    return spec
+
+
+def check_spec(spec: EncoderSpec) -> None:
+    for field in ("d_model", "heads", "d_ff", "seq_len", "layers"):
+        if getattr(spec, field) <= 0:
+            raise ExportError(f"{field} must be positive, got {getattr(spec, field)}")
+    if spec.d_model % spec.heads != 0:
+        raise ExportError(f"d_model {spec.d_model} is not divisible by heads {spec.heads}")
+    if spec.activation not in ACTIVATIONS:
+        raise ExportError(f"unknown activation {spec.activation!r}")
+    eps_option(spec.eps)  # raises if the epsilon has no layer_norm_eps spelling
+
+
+# ---- weights from a state_dict --------------------------------------------------------------
+
+def _take(state: dict, key: str, shape: tuple) -> np.ndarray:
+    """The tensor `key` as float32 in C++ layout (2-D tensors transposed)."""
+    if key not in state:
+        hint = " (bias-less layers are not supported)" if key.endswith("bias") else ""
+        raise ExportError(f"missing tensor '{key}'{hint}")
+    t = state[key]
+    torch_shape = tuple(reversed(shape))
+    if not torch.is_tensor(t) or not t.is_floating_point() or tuple(t.shape) != torch_shape:
+        got = tuple(t.shape) if torch.is_tensor(t) else type(t).__name__
+        raise ExportError(f"tensor '{key}' is {got}, expected a float tensor of shape {torch_shape}")
+    a = t.detach().cpu().to(torch.float32).numpy()
+    a = np.ascontiguousarray(a.T if a.ndim == 2 else a, dtype=np.float32)
+    if not np.isfinite(a).all():
+        raise ExportError(f"tensor '{key}' contains inf or nan")
+    return a
+
+
+def extract_state_dict(state_dict: dict, spec: EncoderSpec, prefix: str = "") -> EncoderWeights:
+    """The weight arrays of a TransformerEncoder state_dict (keys "layers.<i>.…", "norm.…")."""
+    check_spec(spec)
+    state = {k[len(prefix):]: v for k, v in state_dict.items() if k.startswith(prefix)}
+    used = set()
+    shapes = layer_shapes(spec)
+    layers = []
+    for i in range(spec.layers):
+        layer = {}
+        for member, key in LAYER_MEMBERS:
+            layer[member] = _take(state, f"layers.{i}.{key}", shapes[member])
+            used.add(f"layers.{i}.{key}")
+        layers.append(layer)
+    final_norm = None
+    if spec.final_norm:
+        final_norm = {member: _take(state, key, (spec.d_model,)) for member, key in FINAL_NORM_MEMBERS}
+        used.update(key for _, key in FINAL_NORM_MEMBERS)
+    unused = sorted(set(state) - used)
+    if unused:
+        hints = {"norm.weight": " (a final norm: pass --final-norm)",
+                 "bias_k": " (add_bias_kv is not supported)",
+                 "q_proj_weight": " (separate kdim/vdim are not supported)"}
+        hint = "".join(h for k, h in hints.items() if any(u.endswith(k) for u in unused))
+        raise ExportError(f"state_dict has tensors this configuration does not use: "
+                          f"{', '.join(unused[:6])}{' ...' if len(unused) > 6 else ''}{hint}")
+    return EncoderWeights(layers, final_norm)
+
+
+def extract_module(encoder, seq_len: int) -> Tuple[EncoderSpec, EncoderWeights]:
+    """The option set and the weight arrays of a torch.nn.TransformerEncoder."""
+    spec = spec_from_module(encoder, seq_len)
+    return spec, extract_state_dict(encoder.state_dict(), spec)
+
+
+def load_module(path) -> nn.Module:
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:
+        raise ExportError(f"cannot load module from {path}: {e}") from None
+    if isinstance(obj, dict):
+        raise ExportError(f"{path} holds a state_dict, not a module: use --state-dict and the option flags")
+    return obj
+
+
+def load_state_dict(path) -> dict:
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise ExportError(f"cannot load a state_dict from {path} (a whole module? use --module): {e}") from None
+    if not isinstance(obj, dict):
+        raise ExportError(f"{path} does not hold a state_dict")
+    return obj
+
+
+def infer_dims(state_dict: dict, prefix: str = "") -> Tuple[int, int, int]:
+    """(d_model, d_ff, layers) read from the tensor shapes of a state_dict."""
+    try:
+        d_model = state_dict[prefix + "layers.0.self_attn.in_proj_weight"].shape[1]
+        d_ff = state_dict[prefix + "layers.0.linear1.weight"].shape[0]
+    except (KeyError, IndexError, AttributeError):
+        raise ExportError(f"no TransformerEncoder tensors under prefix '{prefix}' "
+                          "(expected e.g. layers.0.self_attn.in_proj_weight)") from None
+    pattern = re.compile(re.escape(prefix) + r"layers\.(\d+)\.")
+    layers = 1 + max(int(m.group(1)) for m in map(pattern.match, state_dict) if m)
+    return int(d_model), int(d_ff), layers
+
+
+# ---- C++ header -----------------------------------------------------------------------------
+
+CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
+continue co_await co_return co_yield decltype default delete do double dynamic_cast else enum
+explicit export extern false float for friend goto if inline int long mutable namespace new
+noexcept not not_eq nullptr operator or or_eq private protected public register
+reinterpret_cast requires return short signed sizeof static static_assert static_cast struct
+switch template this thread_local throw true try typedef typeid typename union unsigned using
+virtual void volatile wchar_t while xor xor_eq""".split())
+
+
+def check_name(name: str) -> None:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in CPP_KEYWORDS:
+        raise ExportError(f"--name {name!r} is not a C++ identifier")
+
+
+def config_options(spec: EncoderSpec) -> List[str]:
+    """The option tags of the encoder_config, defaults left out."""
+    options = []
+    if spec.norm_first:
+        options.append("staticformer::pre_norm")
+    if spec.activation != "relu":
+        options.append(f"staticformer::{spec.activation}")
+    if spec.final_norm:
+        options.append("staticformer::final_norm")
+    eps = eps_option(spec.eps)
+    if eps is not None:
+        options.append(f"staticformer::layer_norm_eps<{eps[0]}, {eps[1]}>")
+    return options
+
+
+def config_type(spec: EncoderSpec) -> str:
+    """e.g. 'staticformer::encoder_config<64, 4, 256, 32, 2, staticformer::pre_norm>'."""
+    args = [str(v) for v in (spec.d_model, spec.heads, spec.d_ff, spec.seq_len, spec.layers)]
+    return f"staticformer::encoder_config<{', '.join(args + config_options(spec))}>"
+
+
+def config_using(name: str, spec: EncoderSpec) -> str:
+    return f"using {name}_config = {config_type(spec)};"
+
+
+def hex_float(x) -> str:
+    """An exact C++ float literal, e.g. -0x1.99999ap-4f (float.hex of a float32 is exact)."""
+    v = float(np.float32(x))
+    mantissa, exponent = v.hex().split("p")
+    return f"{mantissa.rstrip('0').rstrip('.')}p{exponent}f"
+
+
+def _braced(values: np.ndarray, indent: str, per_line: int = 8) -> List[str]:
+    """`{a, b, ...},` over lines of `per_line` numbers."""
+    literals = [hex_float(v) for v in values]
+    lines = [", ".join(literals[i:i + per_line]) for i in range(0, len(literals), per_line)]
+    return [indent + ("{" if i == 0 else " ") + line + ("}," if i == len(lines) - 1 else ",")
+            for i, line in enumerate(lines)]
+
+
+def _member_lines(label: str, key: str, a: np.ndarray, indent: str) -> List[str]:
+    dims = "".join(f"[{n}]" for n in a.shape)
+    source = f"{key}, transposed" if a.ndim == 2 else key
+    lines = [f"{indent}// {label}{dims} <- {source}"]
+    if a.ndim == 1:
+        return lines + _braced(a, indent)
+    lines.append(indent + "{")
+    for row in a:
+        lines += _braced(row, indent + "    ")
+    return lines + [indent + "},"]
+
+
+def describe(spec: EncoderSpec) -> str:
+    return config_type(spec).replace("staticformer::", "")
+
+
+def header_text(name: str, spec: EncoderSpec, weights: EncoderWeights, source: str) -> str:
+    check_name(name)
+    out = [
+        f"// {name}: staticformer encoder weights (f32), {weights.parameter_count():,} parameters.",
+        f"// Generated by tools/export_pytorch.py from {source}; re-export rather than edit.",
+        f"// {describe(spec)}",
+        "// Matrices are w[in][out], the transpose of torch's Linear.weight.",
+        "#pragma once",
+        "",
+        "#include <staticformer/staticformer.hpp>",
+        "",
+        config_using(name, spec),
+        "",
+        f"inline constexpr staticformer::encoder_weights<{name}_config, staticformer::f32> {name} = {{",
+        f"    {{  // layer[{spec.layers}]",
+    ]
+    for i, layer in enumerate(weights.layers):
+        out.append(f"        {{  // layer {i}")
+        for member, key in LAYER_MEMBERS:
+            out += _member_lines(member, f"layers.{i}.{key}", layer[member], " " * 12)
+        out.append("        },")
+    out.append("    },")
+    if weights.final_norm is None:
+        out += ["    // final_norm: none (the encoder has no final LayerNorm)", "    {},"]
+    else:
+        out.append("    {  // final_norm")
+        for member, key in FINAL_NORM_MEMBERS:
+            out += _member_lines(member, key, weights.final_norm[member], " " * 8)
+        out.append("    },")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+def write_header(path, name: str, spec: EncoderSpec, weights: EncoderWeights, source: str) -> int:
+    """Writes the C++ header; returns its size in bytes."""
+    data = header_text(name, spec, weights, source).encode("ascii")
+    Path(path).write_bytes(data)
+    return len(data)
+
+
+# ---- blob -----------------------------------------------------------------------------------
+
+BLOB_MAGIC = b"SFWB"
+BLOB_VERSION = 1
+BLOB_HEADER_BYTES = 64
+BYTE_ORDER_MARK = 0x01020304
+PRECISION_F32 = 0
+# Header bytes [0, 60): magic, version, header size, byte-order mark, d_model, heads, d_ff,
+# seq_len, layers, options, eps bits, precision, payload size (u64), payload CRC-32.
+HEADER_FIELDS = struct.Struct("<4s11IQI")
+
+
+def payload_bytes(weights: EncoderWeights) -> bytes:
+    """The bytes of encoder_weights<cfg, f32>: every array as float32 little-endian, in order."""
+    parts = [np.ascontiguousarray(a, dtype="<f4").tobytes() for _, _, a in weights.members()]
+    if weights.final_norm is None:
+        # The empty final_norm member still occupies one byte, padded to float alignment.
+        parts.append(bytes(4))
+    return b"".join(parts)
+
+
+def options_code(spec: EncoderSpec) -> int:
+    return (1 if spec.norm_first else 0) | (2 if spec.final_norm else 0) | (ACTIVATIONS.index(spec.activation) << 4)
+
+
+def blob_bytes(spec: EncoderSpec, weights: EncoderWeights) -> bytes:
+    payload = payload_bytes(weights)
+    eps_bits = int(np.frombuffer(spec_eps32(spec).astype("<f4").tobytes(), dtype="<u4")[0])
+    head = HEADER_FIELDS.pack(BLOB_MAGIC, BLOB_VERSION, BLOB_HEADER_BYTES, BYTE_ORDER_MARK,
+                              spec.d_model, spec.heads, spec.d_ff, spec.seq_len, spec.layers,
+                              options_code(spec), eps_bits, PRECISION_F32,
+                              len(payload), zlib.crc32(payload))
+    head += struct.pack("<I", zlib.crc32(head))
+    assert len(head) == BLOB_HEADER_BYTES
+    return head + payload
+
+
+def write_blob(path, spec: EncoderSpec, weights: EncoderWeights) -> int:
+    """Writes the weights blob; returns its size in bytes."""
+    data = blob_bytes(spec, weights)
+    Path(path).write_bytes(data)
+    return len(data)
+
+
+def export(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str,
+           header: Optional[str] = None, blob: Optional[str] = None) -> str:
+    """Writes the header and/or blob and returns a one-line summary."""
+    check_name(name)
+    summary = f"{name}: {describe(spec)}, {weights.parameter_count():,} parameters"
+    if header:
+        summary += f", header {write_header(header, name, spec, weights, source):,} bytes"
+    if blob:
+        summary += f", blob {write_blob(blob, spec, weights):,} bytes"
+    return summary
+
+
+# ---- command line ---------------------------------------------------------------------------
+
+STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
+                    "final_norm", "eps", "prefix")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                epilog="Exit status 2 means the model or the arguments are not supported.")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--module", help="a TransformerEncoder saved with torch.save(encoder, path)")
+    source.add_argument("--state-dict", help="a TransformerEncoder state_dict saved with torch.save")
+    p.add_argument("--seq-len", type=int, required=True, help="sequence length of the C++ encoder")
+    p.add_argument("--name", required=True, help="C++ name of the weights (and NAME_config)")
+    p.add_argument("--header", help="C++ header to write")
+    p.add_argument("--blob", help="weights blob (.sfwb) to write")
+    g = p.add_argument_group("options of a --state-dict export (a module carries its own)")
+    g.add_argument("--d-model", type=int, help="default: from the tensor shapes")
+    g.add_argument("--heads", type=int, help="required with --state-dict")
+    g.add_argument("--d-ff", type=int, help="default: from the tensor shapes")
+    g.add_argument("--layers", type=int, help="default: from the tensor keys")
+    g.add_argument("--norm-first", action="store_true", default=None, help="pre-norm layers")
+    g.add_argument("--activation", choices=ACTIVATIONS, help="default: relu")
+    g.add_argument("--final-norm", action="store_true", default=None, help="a LayerNorm after the last layer")
+    g.add_argument("--eps", type=float, help="LayerNorm epsilon, default: 1e-5")
+    g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")
+    args = p.parse_args(argv)
+    if not args.header and not args.blob:
+        p.error("nothing to write: give --header and/or --blob")
+    if args.module:
+        given = [f"--{f.replace('_', '-')}" for f in STATE_DICT_FLAGS if getattr(args, f) is not None]
+        if given:
+            p.error(f"{', '.join(given)} apply to --state-dict only; a module carries its own options")
+    elif args.heads is None:
+        p.error("--state-dict needs --heads")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        check_name(args.name)
+        if args.module:
+            spec, weights = extract_module(load_module(args.module), args.seq_len)
+            source = f"{Path(args.module).name} (a saved torch.nn.TransformerEncoder)"
+        else:
+            prefix = args.prefix or ""
+            state = load_state_dict(args.state_dict)
+            d_model, d_ff, layers = infer_dims(state, prefix)
+            spec = EncoderSpec(d_model=d_model if args.d_model is None else args.d_model,
+                               heads=args.heads,
+                               d_ff=d_ff if args.d_ff is None else args.d_ff,
+                               seq_len=args.seq_len,
+                               layers=layers if args.layers is None else args.layers,
+                               norm_first=bool(args.norm_first),
+                               activation=args.activation or "relu",
+                               final_norm=bool(args.final_norm),
+                               eps=DEFAULT_EPS if args.eps is None else args.eps)
+            weights = extract_state_dict(state, spec, prefix)
+            source = f"{Path(args.state_dict).name} (a TransformerEncoder state_dict)"
+        print(export(spec, weights, args.name, source, args.header, args.blob))
+    except ExportError as e:
+        print(f"export_pytorch: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

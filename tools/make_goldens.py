@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Generate the PyTorch goldens of staticformer's parity tests.
+
+For each configuration in GOLDENS: build a seeded torch.nn.TransformerEncoder (batch_first,
+eval mode, dropout 0; weight matrices re-drawn per layer, every LayerNorm gamma/beta and every
+bias randomised so none is 1 or 0), run one standard-normal input sequence under no_grad with a
+key padding mask hiding positions >= valid_len (no mask when valid_len == seq_len), set the
+padded output rows to exactly 0, and write
+
+    OUT/<name>/model.sfwb     the weights blob, made by tools/export_pytorch.py from the saved
+                              module (or from its state_dict plus flags, where GOLDENS says so)
+    OUT/<name>/input.bin      float32 little-endian, [seq_len][d_model]
+    OUT/<name>/expected.bin   float32 little-endian, [seq_len][d_model], padded rows 0
+    OUT/<name>/valid_len.txt  one integer
+    OUT/<name>/model.hpp      the exporter's C++ header (configurations with header=True)
+    OUT/parity_configs.hpp    golden::<name>_config for each configuration, and the macro
+                              STATICFORMER_GOLDEN_CONFIGS(X) expanding X(<name>) for each
+
+Run with the Python that has torch (1.13 or later):
+
+    python3 tools/make_goldens.py [--out tests/golden]
+
+The output is deterministic: running it twice gives byte-identical files.
+"""
+
+import argparse
+import functools
+import subprocess
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+TOOLS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TOOLS))
+import export_pytorch  # noqa: E402  (the exporter, reused)
+
+
+@dataclass(frozen=True)
+class Golden:
+    name: str
+    d_model: int
+    heads: int
+    d_ff: int
+    seq_len: int
+    layers: int
+    norm_first: bool
+    activation: str
+    final_norm: bool
+    eps: float
+    valid_len: int
+    seed: int
+    export_from: str  # "module" or "state_dict": which exporter input path makes the blob
+    header: bool      # also write the exporter's C++ header
+
+
+GOLDENS = [Golden(*row) for row in (
+    # name                    D  H    F   S  L  pre    activation   final  eps   valid seed from          header
+    ("post_relu",            32, 4,  64,  8, 2, False, "relu",      False, 1e-5,  8,  1, "module",      True),
+    ("pre_gelu_final",       32, 4,  64,  8, 2, True,  "gelu",      True,  1e-5,  5,  2, "module",      False),
+    ("odd_post_gelu",        24, 3,  40,  7, 2, False, "gelu",      False, 1e-5,  4,  3, "state_dict",  True),
+    ("odd_pre_relu_final",   24, 3,  40,  7, 3, True,  "relu",      True,  1e-5,  7,  4, "state_dict",  False),
+    ("post_gelu_tanh_final", 20, 5,  36,  9, 2, False, "gelu_tanh", True,  1e-6,  6,  5, "module",      False),
+    ("tiny_pre_gelu",        64, 4, 256, 32, 2, True,  "gelu",      True,  1e-5, 20,  6, "module",      False),
+    ("single",                8, 1,  16,  1, 1, False, "relu",      False, 1e-5,  1,  7, "module",      False),
+    ("wide_post_relu_final", 48, 6,  96, 17, 2, False, "relu",      True,  1e-5, 13,  8, "module",      False),
+)]
+
+TORCH_ACTIVATIONS = {
+    "relu": "relu",
+    "gelu": "gelu",
+    "gelu_tanh": functools.partial(F.gelu, approximate="tanh"),
+}
+
+
+def spec_of(g: Golden) -> export_pytorch.EncoderSpec:
+    return export_pytorch.EncoderSpec(g.d_model, g.heads, g.d_ff, g.seq_len, g.layers,
+                                      g.norm_first, g.activation, g.final_norm, g.eps)
+
+
+def build_encoder(g: Golden) -> nn.TransformerEncoder:
+    """A seeded encoder whose layers differ and whose LayerNorms and biases are not 1/0."""
+    layer = nn.TransformerEncoderLayer(g.d_model, g.heads, g.d_ff, dropout=0.0,
+                                       activation=TORCH_ACTIVATIONS[g.activation],
+                                       layer_norm_eps=g.eps, batch_first=True,
+                                       norm_first=g.norm_first)
+    final = nn.LayerNorm(g.d_model, eps=g.eps) if g.final_norm else None
+    encoder = nn.TransformerEncoder(layer, g.layers, norm=final).eval()
+    gammas = {id(m.weight) for m in encoder.modules() if isinstance(m, nn.LayerNorm)}
+    with torch.no_grad():
+        for name, p in encoder.named_parameters():
+            if id(p) in gammas:
+                p.uniform_(0.5, 1.5)
+            elif name.endswith("bias"):
+                p.normal_(0.0, 0.2)
+            else:  # TransformerEncoder deep-copies one layer: re-draw so the layers differ
+                nn.init.xavier_uniform_(p)
+    return encoder
+
+
+def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int) -> torch.Tensor:
+    seq_len = x.shape[1]
+    mask = None if valid_len == seq_len else (torch.arange(seq_len) >= valid_len).unsqueeze(0)
+    with torch.no_grad():
+        out = encoder(x, src_key_padding_mask=mask)
+    # Torch's nested-tensor fast path returns only max(valid_len) rows; other paths return
+    # seq_len rows with computed values in the padded ones. Either way: seq_len rows, padding 0.
+    y = torch.zeros_like(x)
+    y[:, :valid_len, :] = out[:, :valid_len, :]
+    return y
+
+
+def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path) -> None:
+    """Runs the exporter's command line on the saved module or state_dict."""
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--seq-len", str(g.seq_len),
+           "--name", g.name, "--blob", str(out / "model.sfwb")]
+    if g.header:
+        cmd += ["--header", str(out / "model.hpp")]
+    if g.export_from == "module":
+        torch.save(encoder, tmp / "model.pt")
+        cmd += ["--module", str(tmp / "model.pt")]
+    else:
+        torch.save(encoder.state_dict(), tmp / "state_dict.pt")
+        cmd += ["--state-dict", str(tmp / "state_dict.pt"), "--d-model", str(g.d_model),
+                "--heads", str(g.heads), "--d-ff", str(g.d_ff), "--layers", str(g.layers),
+                "--activation", g.activation, "--eps", repr(g.eps)]
+        cmd += ["--norm-first"] * g.norm_first + ["--final-norm"] * g.final_norm
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def write_f32(path: Path, t: torch.Tensor) -> None:
+    path.write_bytes(t.detach().numpy().astype("<f4").tobytes())
+
+
+def parity_configs_text() -> str:
+    lines = [
+        "// Configurations of the PyTorch goldens in this directory, generated by",
+        "// tools/make_goldens.py. golden::<name>_config is the encoder_config of <name>/model.sfwb;",
+        "// STATICFORMER_GOLDEN_CONFIGS(X) expands X(<name>) once per configuration.",
+        "#pragma once",
+        "",
+        "#include <staticformer/config.hpp>",
+        "",
+        "namespace golden {",
+    ]
+    lines += [export_pytorch.config_using(g.name, spec_of(g)) for g in GOLDENS]
+    lines += ["}  // namespace golden", "", "#define STATICFORMER_GOLDEN_CONFIGS(X) \\"]
+    lines += [f"    X({g.name})" + (" \\" if i + 1 < len(GOLDENS) else "")
+              for i, g in enumerate(GOLDENS)]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description="Generate PyTorch goldens for the parity tests.")
+    p.add_argument("--out", type=Path, default=TOOLS.parent / "tests" / "golden",
+                   help="output directory (default: tests/golden)")
+    args = p.parse_args()
+    torch.set_num_threads(1)  # one summation order, run after run
+    warnings.filterwarnings("ignore", message="The PyTorch API of nested tensors is in prototype")
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in GOLDENS:
+            torch.manual_seed(g.seed)
+            encoder = build_encoder(g)
+            x = torch.randn(1, g.seq_len, g.d_model)
+            y = run_torch(encoder, x, g.valid_len)
+            out = args.out / g.name
+            out.mkdir(exist_ok=True)
+            export_blob(g, encoder, out, Path(tmp))
+            write_f32(out / "input.bin", x)
+            write_f32(out / "expected.bin", y)
+            (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
+            print(f"{g.name:22s} {export_pytorch.describe(spec_of(g))}  valid_len {g.valid_len}  "
+                  f"max|y| {float(y.abs().max()):.4f}")
+    (args.out / "parity_configs.hpp").write_text(parity_configs_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
