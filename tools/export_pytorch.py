@@ -211,8 +211,12 @@ def _layer_options(layer, i: int) -> tuple:
     eps2 = _layer_norm_eps(layer.norm2, d_model, f"{where}.norm2")
     if eps1 != eps2:
         raise ExportError(f"{where}: norm1.eps {eps1!r} != norm2.eps {eps2!r}; staticformer uses one epsilon")
+    activation = activation_name(layer.activation)
+    if activation == "gelu_tanh" and isinstance(layer.activation, nn.GELU) and i == 0:
+        print("export_pytorch: note: torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate="
+              "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
-            activation_name(layer.activation), eps1)
+            activation, eps1)
 
 
 def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
@@ -542,7 +546,7 @@ def parse_args(argv):
     if args.module:
         given = [f"--{f.replace('_', '-')}" for f in STATE_DICT_FLAGS if getattr(args, f) is not None]
         if given:
-            p.error(f"{', '.join(given)} apply to --state-dict only; a module carries its own options")
+            p.error(f"{', '.join(given)}: for --state-dict only; a module carries its own options")
     elif args.heads is None:
         p.error("--state-dict needs --heads")
     return args

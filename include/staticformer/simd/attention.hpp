@@ -14,7 +14,7 @@ inline void attention_scores(const float* q, const float* kt, int n, float* s) n
     int j = 0;
     for (; j + width <= n; j += width) {
         batch acc(0.0f);
-        for (int d = 0; d < HeadDim; ++d) acc = xsimd::fma(batch(q[d]), load(kt + d * KStride + j), acc);
+        for (int d = 0; d < HeadDim; ++d) acc = simd::fma(batch(q[d]), load(kt + d * KStride + j), acc);
         store(s + j, acc);
     }
     for (; j < n; ++j) s[j] = reference::attention_score<HeadDim, KStride>(q, kt, j);
@@ -25,7 +25,7 @@ inline void attention_context(const float* p, const float* v, int n, float* ctx)
     int d = 0;
     for (; d + width <= HeadDim; d += width) {
         batch acc(0.0f);
-        for (int j = 0; j < n; ++j) acc = xsimd::fma(batch(p[j]), load(v + j * VStride + d), acc);
+        for (int j = 0; j < n; ++j) acc = simd::fma(batch(p[j]), load(v + j * VStride + d), acc);
         store(ctx + d, acc);
     }
     for (; d < HeadDim; ++d) ctx[d] = reference::attention_context_output<VStride>(p, v, n, d);

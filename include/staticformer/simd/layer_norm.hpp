@@ -17,7 +17,7 @@ inline void layer_norm(const float* x, int rows, const float* gamma, const float
         const batch m(s.mean), rstd(s.rstd);
         int i = 0;
         for (; i + width <= N; i += width)
-            store(y + i, xsimd::fma((load(x + i) - m) * rstd, load(gamma + i), load(beta + i)));
+            store(y + i, simd::fma((load(x + i) - m) * rstd, load(gamma + i), load(beta + i)));
         for (; i < N; ++i) y[i] = reference::layer_norm_output(x[i], s, gamma[i], beta[i]);
     }
 }

@@ -25,7 +25,7 @@ inline void linear_tile(const float* x, const float* w, const float* b, float* y
         for (int v = 0; v < Vecs; ++v) wv[v] = load(w + i * WStride + c + v * width);
         for (int r = 0; r < Rows; ++r) {
             const batch xr(x[r * In + i]);
-            for (int v = 0; v < Vecs; ++v) acc[r][v] = xsimd::fma(xr, wv[v], acc[r][v]);
+            for (int v = 0; v < Vecs; ++v) acc[r][v] = simd::fma(xr, wv[v], acc[r][v]);
         }
     }
     for (int r = 0; r < Rows; ++r)

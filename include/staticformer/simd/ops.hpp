@@ -4,16 +4,7 @@
 
 #include <cstdint>
 
-// GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsic headers (the
-// _mm512_undefined_* idiom); silence it for those headers only, where they are first included.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #include <xsimd/xsimd.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 namespace staticformer {
 namespace kernels {
@@ -22,18 +13,39 @@ namespace simd {
 using batch = xsimd::batch<float>;
 constexpr int width = int(batch::size);
 
+// A fused multiply-add, always: xsimd 8.1 implements fma for AVX-512 as x * y + z (two
+// roundings unless the compiler happens to contract it), so the instruction is named here.
+inline batch fma(const batch& a, const batch& b, const batch& c) noexcept {
+#if defined(__AVX512F__)
+    static_assert(width == 16, "AVX-512 builds use 512-bit batches");
+    return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+    static_assert(width == 8, "FMA3 builds use 256-bit batches");
+    return _mm256_fmadd_ps(a, b, c);
+#elif defined(__aarch64__) || (defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA))
+    return vfmaq_f32(c, a, b);
+#else
+#error "staticformer simd backend: no fused multiply-add instruction for this target"
+#endif
+}
+
 struct batch_ops {
     using value = batch;
     using mask = xsimd::batch_bool<float>;
 
-    static batch fma(const batch& a, const batch& b, const batch& c) noexcept { return xsimd::fma(a, b, c); }
+    static batch fma(const batch& a, const batch& b, const batch& c) noexcept { return simd::fma(a, b, c); }
     static batch max(const batch& a, const batch& b) noexcept { return xsimd::select(a > b, a, b); }
     static batch min(const batch& a, const batch& b) noexcept { return xsimd::select(a < b, a, b); }
     static batch abs(const batch& a) noexcept { return xsimd::abs(a); }
     static batch select(const mask& c, const batch& a, const batch& b) noexcept { return xsimd::select(c, a, b); }
+    // 2^n for an integral n in [-126, 127]. n + 1.5 * 2^23 is exact and its low mantissa bits
+    // are n, so integer arithmetic on the bits gives the exponent field. (Avoids xsimd::to_int
+    // and shifts, whose AVX-512 forms trip GCC 12's -Wuninitialized in its own headers.)
     static batch pow2i(const batch& n) noexcept {
-        const xsimd::batch<std::int32_t> e = (xsimd::to_int(n) + 127) << 23;
-        return xsimd::bitwise_cast<batch>(e);
+        using ibatch = xsimd::batch<std::int32_t>;
+        const ibatch magic_bits(0x4B400000);  // bits of 1.5 * 2^23
+        const ibatch i = xsimd::bitwise_cast<ibatch>(n + batch(12582912.0f)) - magic_bits;
+        return xsimd::bitwise_cast<batch>((i + ibatch(127)) * ibatch(1 << 23));
     }
 };
 

@@ -40,7 +40,7 @@ inline reference::lane_sums sum_squares_lanes(const float* x, float mean, int n)
     for (int j = 0; j < whole; j += lanes)
         for (int a = 0; a < batches_per_block; ++a) {
             const batch d = load(x + j + a * width) - m;
-            acc[a] = xsimd::fma(d, d, acc[a]);
+            acc[a] = simd::fma(d, d, acc[a]);
         }
     reference::lane_sums out;
     store_lanes(out, acc);

@@ -1,0 +1,39 @@
+# staticformer: the two commands of the README, plus helpers.
+#   make demo   build and run the example encoder on this host
+#   make test   configure, build and run every test (bit-exact, parity, compile-fail, ...)
+# Both install the Debian packages they need when run as root, else print the apt line.
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+
+DEMO_PACKAGES = cmake make g++ libxsimd-dev
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev g++-multilib python3 python3-torch python3-numpy
+
+.PHONY: demo test deps-demo deps-test goldens demo-model clean
+
+demo: deps-demo
+	cmake -S . -B $(BUILD)/demo $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=OFF
+	cmake --build $(BUILD)/demo --target demo -j $(JOBS)
+	./$(BUILD)/demo/examples/demo
+
+test: deps-test
+	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
+	cmake --build $(BUILD)/test -j $(JOBS)
+	cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS)
+
+deps-demo:
+	@sh tools/ensure_deps.sh $(DEMO_PACKAGES)
+
+deps-test:
+	@sh tools/ensure_deps.sh $(TEST_PACKAGES)
+
+# Regenerate the committed PyTorch goldens and the demo model (needs python3-torch).
+goldens: deps-test
+	/usr/bin/python3 tools/make_goldens.py --out tests/golden
+
+demo-model: deps-test
+	/usr/bin/python3 tools/make_demo_model.py
+
+clean:
+	rm -rf $(BUILD)
