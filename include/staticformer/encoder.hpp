@@ -165,7 +165,8 @@ template <class Cfg, class P = f32, class Backend = default_backend>
 class encoder {
     static_assert(is_encoder_config<Cfg>::value, "encoder needs an encoder_config as its first argument");
     static_assert(is_precision<P>, "precision must be staticformer::f32, f16 or int8");
-    static_assert(std::is_same<P, f32>::value, "this precision is not available yet: encoder supports f32");
+    static_assert(!is_precision<P> || std::is_same<P, f32>::value,
+                  "this precision is not available yet: encoder supports f32");
     static_assert(detail::backend_check<P, Backend>::value, "");
 
 public:
