@@ -8,9 +8,9 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 DEMO_PACKAGES = cmake make g++ libxsimd-dev
-TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev g++-multilib python3 python3-torch python3-numpy
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev g++-multilib clang python3 python3-torch python3-numpy
 
-.PHONY: demo test deps-demo deps-test goldens demo-model clean
+.PHONY: demo test bench deps-demo deps-test goldens demo-model clean
 
 demo: deps-demo
 	cmake -S . -B $(BUILD)/demo $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=OFF
@@ -21,6 +21,12 @@ test: deps-test
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
 	cmake --build $(BUILD)/test -j $(JOBS)
 	cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS)
+
+# Whole-encoder latency, reference vs simd (Google Benchmark).
+bench: deps-test
+	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
+	cmake --build $(BUILD)/test --target bench_encoder -j $(JOBS)
+	./$(BUILD)/test/bench/bench_encoder --benchmark_counters_tabular=true
 
 deps-demo:
 	@sh tools/ensure_deps.sh $(DEMO_PACKAGES)
