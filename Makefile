@@ -8,7 +8,10 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 DEMO_PACKAGES = cmake make g++ libxsimd-dev
-TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev g++-multilib clang python3 python3-torch python3-numpy
+CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu qemu-user \
+	gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev clang python3 python3-torch python3-numpy \
+	$(CROSS_PACKAGES)
 
 .PHONY: demo test bench deps-demo deps-test goldens demo-model clean
 
@@ -37,6 +40,9 @@ deps-test:
 # Regenerate the committed PyTorch goldens and the demo model (needs python3-torch).
 goldens: deps-test
 	/usr/bin/python3 tools/make_goldens.py --out tests/golden
+	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
+	cmake --build $(BUILD)/test --target reference_outputs -j $(JOBS)
+	./$(BUILD)/test/tests/reference_outputs tests/golden/reference
 
 demo-model: deps-test
 	/usr/bin/python3 tools/make_demo_model.py

@@ -4,6 +4,7 @@
 // simd ops for xsimd batches), so scalar and vector code perform the same IEEE operations in
 // the same order and give the same bits. No std::exp/erf/tanh: libm differs between targets.
 //
+// Division is Ops::div (some SIMD libraries divide approximately).
 // Contraction rule: every multiply-add is an explicit Ops::fma. A plain product never feeds an
 // addition unless it is exact (a multiplication by a power of two), so a compiler contracting
 // a*b+c into an FMA (-ffp-contract=fast, GCC's default in GNU mode) cannot change a result.
@@ -44,7 +45,7 @@ inline T normal_cdf(T x) noexcept {
     // intermediate a normal number.
     const T z_full = Ops::abs(x) * T(0.70710678118654752f);
     const T z = Ops::min(z_full, T(9.0f));
-    const T t = T(1.0f) / Ops::fma(T(0.3275911f), z, T(1.0f));
+    const T t = Ops::div(T(1.0f), Ops::fma(T(0.3275911f), z, T(1.0f)));
     T p(1.061405429f);
     p = Ops::fma(p, t, T(-1.453152027f));
     p = Ops::fma(p, t, T(1.421413741f));
@@ -74,7 +75,7 @@ inline T gelu_tanh(T x) noexcept {
     const T x2 = x * x;
     const T inner = Ops::fma(T(0.044715f) * x2, x, x);    // x + 0.044715 x^3
     const T minus_2y = inner * T(-1.5957691216057308f);   // -2 sqrt(2/pi)
-    return x / (T(1.0f) + exp<Ops>(minus_2y));
+    return Ops::div(x, T(1.0f) + exp<Ops>(minus_2y));
 }
 
 }  // namespace math

@@ -14,6 +14,7 @@ struct scalar_ops {
     using mask = bool;
 
     static float fma(float a, float b, float c) noexcept { return std::fma(a, b, c); }
+    static float div(float a, float b) noexcept { return a / b; }
     // x86's maxps/minps semantics (second operand when unordered), spelled out so that every
     // backend agrees even for NaN and signed zeros.
     static float max(float a, float b) noexcept { return a > b ? a : b; }

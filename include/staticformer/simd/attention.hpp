@@ -22,13 +22,13 @@ inline void attention_scores(const float* q, const float* kt, int n, float* s) n
 
 template <int HeadDim, int VStride>
 inline void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
-    int d = 0;
-    for (; d + width <= HeadDim; d += width) {
+    constexpr int vectored = HeadDim / width * width;
+    for (int d = 0; d < vectored; d += width) {
         batch acc(0.0f);
         for (int j = 0; j < n; ++j) acc = simd::fma(batch(p[j]), load(v + j * VStride + d), acc);
         store(ctx + d, acc);
     }
-    for (; d < HeadDim; ++d) ctx[d] = reference::attention_context_output<VStride>(p, v, n, d);
+    for (int d = vectored; d < HeadDim; ++d) ctx[d] = reference::attention_context_output<VStride>(p, v, n, d);
 }
 
 }  // namespace simd

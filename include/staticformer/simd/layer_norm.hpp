@@ -15,10 +15,10 @@ inline void layer_norm(const float* x, int rows, const float* gamma, const float
         const float mean = reference::mean_of<N>(sum_lanes(x, N));
         const reference::norm_stats s{mean, reference::rstd_of<N>(sum_squares_lanes(x, mean, N), eps)};
         const batch m(s.mean), rstd(s.rstd);
-        int i = 0;
-        for (; i + width <= N; i += width)
+        constexpr int vectored = N / width * width;
+        for (int i = 0; i < vectored; i += width)
             store(y + i, simd::fma((load(x + i) - m) * rstd, load(gamma + i), load(beta + i)));
-        for (; i < N; ++i) y[i] = reference::layer_norm_output(x[i], s, gamma[i], beta[i]);
+        for (int i = vectored; i < N; ++i) y[i] = reference::layer_norm_output(x[i], s, gamma[i], beta[i]);
     }
 }
 

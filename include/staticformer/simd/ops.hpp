@@ -29,11 +29,31 @@ inline batch fma(const batch& a, const batch& b, const batch& c) noexcept {
 #endif
 }
 
+inline batch load(const float* p) noexcept { return batch::load_unaligned(p); }
+inline void store(float* p, const batch& v) noexcept { v.store_unaligned(p); }
+
+// A correctly rounded division, always: xsimd 8.1 divides on NEON (both ARMv7 and AArch64) by a
+// reciprocal estimate refined with Newton steps, which is not IEEE division.
+inline batch div(const batch& a, const batch& b) noexcept {
+#if defined(__aarch64__)
+    return vdivq_f32(a, b);
+#elif defined(__ARM_NEON)
+    alignas(16) float x[width], y[width];  // ARMv7 NEON has no vector divide: divide each lane
+    store(x, a);
+    store(y, b);
+    for (int i = 0; i < width; ++i) x[i] = x[i] / y[i];
+    return batch::load_aligned(x);
+#else
+    return a / b;  // x86: divps is IEEE division
+#endif
+}
+
 struct batch_ops {
     using value = batch;
     using mask = xsimd::batch_bool<float>;
 
     static batch fma(const batch& a, const batch& b, const batch& c) noexcept { return simd::fma(a, b, c); }
+    static batch div(const batch& a, const batch& b) noexcept { return simd::div(a, b); }
     static batch max(const batch& a, const batch& b) noexcept { return xsimd::select(a > b, a, b); }
     static batch min(const batch& a, const batch& b) noexcept { return xsimd::select(a < b, a, b); }
     static batch abs(const batch& a) noexcept { return xsimd::abs(a); }
@@ -49,8 +69,6 @@ struct batch_ops {
     }
 };
 
-inline batch load(const float* p) noexcept { return batch::load_unaligned(p); }
-inline void store(float* p, const batch& v) noexcept { v.store_unaligned(p); }
 
 }  // namespace simd
 }  // namespace kernels

@@ -28,7 +28,7 @@ inline void softmax(float* s, int n) noexcept {
 
     const float sum = reference::fold(sum_lanes(s, n));
     const batch sb(sum);
-    for (int j = 0; j < whole; j += width) store(s + j, load(s + j) / sb);
+    for (int j = 0; j < whole; j += width) store(s + j, div(load(s + j), sb));
     reference::divide(s, whole, n, sum);
 }
 
