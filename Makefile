@@ -4,6 +4,7 @@
 # Both install the Debian packages they need when run as root, else print the apt line.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Host builds; the ports build in build/cross/<target> (CMakePresets.json).
 BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
@@ -13,17 +14,35 @@ CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux
 TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev clang python3 python3-torch python3-numpy \
 	$(CROSS_PACKAGES)
 
-.PHONY: demo test bench deps-demo deps-test goldens demo-model clean
+.PHONY: demo test cross-test host-test bench deps-demo deps-test goldens demo-model clean
 
 demo: deps-demo
 	cmake -S . -B $(BUILD)/demo $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=OFF
 	cmake --build $(BUILD)/demo --target demo -j $(JOBS)
 	./$(BUILD)/demo/examples/demo
 
-test: deps-test
+test: host-test cross-test
+
+host-test: deps-test
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
 	cmake --build $(BUILD)/test -j $(JOBS)
 	cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS)
+
+# Every port (CMakePresets.json): cross-build the tests and run them under QEMU against the
+# same committed reference outputs as the host.
+CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55
+cross-test: deps-test
+	@for t in $(CROSS_TARGETS); do \
+	    echo "=== $$t ==="; \
+	    cmake --preset $$t >/dev/null && cmake --build --preset $$t -j $(JOBS) && \
+	    ctest --preset $$t -j $(JOBS) || exit 1; \
+	done
+	@for t in cortex-m3 cortex-m4 cortex-m7 cortex-m55; do \
+	    echo "=== $$t port bring-up (startup, exit codes, faults, instruction counter) ==="; \
+	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake >/dev/null && \
+	    cmake --build $(BUILD)/cross/$$t-port -j $(JOBS) >/dev/null && \
+	    (cd $(BUILD)/cross/$$t-port && ctest --output-on-failure -j $(JOBS)) || exit 1; \
+	done
 
 # Whole-encoder latency, reference vs simd (Google Benchmark).
 bench: deps-test

@@ -15,14 +15,19 @@ namespace {
 namespace sf = staticformer;
 using ops = sf::math::scalar_ops;
 
-// Every 97th float between lo and hi (by bit pattern, so all exponents are covered).
+#ifndef SFTEST_SWEEP_STEP
+#define SFTEST_SWEEP_STEP 97
+#endif
+
+// Every SFTEST_SWEEP_STEP-th float between lo and hi (by bit pattern, so all exponents are covered).
 std::vector<float> sweep(float lo, float hi) {
+    constexpr std::uint32_t step = SFTEST_SWEEP_STEP;
     std::vector<float> v;
     for (float x = lo; x < hi;) {
         v.push_back(x);
         std::uint32_t u;
         std::memcpy(&u, &x, 4);
-        u = x < 0 ? (u > 97 + 0x80000000u ? u - 97 : 0) : u + 97;
+        u = x < 0 ? (u > step + 0x80000000u ? u - step : 0) : u + step;
         std::memcpy(&x, &u, 4);
     }
     return v;

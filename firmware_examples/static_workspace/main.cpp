@@ -34,8 +34,10 @@ int main() {
         for (int d = 0; d < cfg::d_model; ++d) pooled[d] += features[t * cfg::d_model + d] / float(frames);
 
     const std::uint32_t crc = sf::blob::crc32(reinterpret_cast<const unsigned char*>(features), sizeof features);
-    std::printf("static_workspace: workspace %zu B in .bss.staticformer_workspace, weights %zu B const\n",
-                sizeof encoder_ram, sizeof demo_model);
-    std::printf("features crc32 %08x, pooled[0..2] %.6f %.6f %.6f\n", crc, pooled[0], pooled[1], pooled[2]);
+    // (%lu and casts: newlib's printf has no %zu, and uint32_t is unsigned long on Arm EABI.)
+    std::printf("static_workspace: workspace %lu B in .bss.staticformer_workspace, weights %lu B const\n",
+                static_cast<unsigned long>(sizeof encoder_ram), static_cast<unsigned long>(sizeof demo_model));
+    std::printf("features crc32 %08lx, pooled[0..2] %.6f %.6f %.6f\n", static_cast<unsigned long>(crc), pooled[0],
+                pooled[1], pooled[2]);
     return 0;
 }

@@ -15,14 +15,15 @@
 #error "staticformer: float expressions must be evaluated in float (FLT_EVAL_METHOD == 0); on 32-bit x86 use -msse2 -mfpmath=sse"
 #endif
 
-// STATICFORMER_HAS_SIMD: 1 where the simd backend exists, i.e. xsimd is available and the target
-// has hardware FMA (xsimd emulates fma as a*b+c elsewhere, which would break bit-exactness).
+// STATICFORMER_HAS_SIMD: 1 where the simd backend exists and is bit-exact: xsimd is available,
+// the target has a hardware FMA and its vector unit follows IEEE 754 like its scalar unit:
+// x86-64 with FMA3 or AVX-512, and AArch64. Not ARMv7: its NEON unit flushes subnormals to
+// zero while VFP keeps them (measured: gelu of a tiny negative input gives -1.1754890e-38 in
+// the reference and -0 in NEON), so there the reference backend is the only one.
 // Define STATICFORMER_NO_SIMD to force the reference backend everywhere.
 #ifndef STATICFORMER_HAS_SIMD
 #if !defined(STATICFORMER_NO_SIMD) && defined(__has_include)
-#if __has_include(<xsimd/xsimd.hpp>) && \
-    (defined(__FMA__) || defined(__AVX512F__) || defined(__aarch64__) || \
-     (defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)))
+#if __has_include(<xsimd/xsimd.hpp>) && (defined(__FMA__) || defined(__AVX512F__) || defined(__aarch64__))
 #define STATICFORMER_HAS_SIMD 1
 #endif
 #endif

@@ -145,7 +145,7 @@ struct backend_check : std::true_type {
 #if !STATICFORMER_HAS_SIMD
     static_assert(!std::is_same<Backend, simd>::value,
                   "staticformer::simd needs an xsimd architecture with hardware FMA on this target "
-                  "(x86-64 with FMA3 or AVX-512, AArch64, or ARMv7 NEON with VFPv4); use staticformer::reference");
+                  "(x86-64 with FMA3 or AVX-512, or AArch64); use staticformer::reference");
 #endif
 };
 

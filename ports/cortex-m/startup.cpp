@@ -20,14 +20,15 @@ void _start();  // newlib crt0
 
 volatile std::uint32_t sf_port_systick_wraps;
 std::uint64_t sf_port_counter_origin;
-std::uint32_t sf_port_systick_hz = 25000000;  // in .data: set in sf_port_reset, before crt0 zeroes .bss
+std::uint32_t sf_port_systick_hz = 25000000;  // in .data, so crt0 zeroing .bss keeps what sf_port_reset sets
 }
 
 namespace {
 
 volatile std::uint32_t& reg(std::uintptr_t address) { return *reinterpret_cast<volatile std::uint32_t*>(address); }
-constexpr std::uintptr_t cpuid = 0xE000ED00, cpacr = 0xE000ED88, cfsr = 0xE000ED28, hfsr = 0xE000ED2C, mmfar = 0xE000ED34,
-                         bfar = 0xE000ED38, syst_csr = 0xE000E010, syst_rvr = 0xE000E014, syst_cvr = 0xE000E018;
+constexpr std::uintptr_t cpuid = 0xE000ED00, cpacr = 0xE000ED88, cfsr = 0xE000ED28, hfsr = 0xE000ED2C,
+                         mmfar = 0xE000ED34, bfar = 0xE000ED38;
+constexpr std::uintptr_t syst_csr = 0xE000E010, syst_rvr = 0xE000E014, syst_cvr = 0xE000E018;
 
 // ---- semihosting: BKPT 0xAB, operation in r0, argument in r1 (Arm semihosting v2) ----------
 std::uint32_t semihost(std::uint32_t op, const void* arg) {
@@ -122,9 +123,15 @@ void sf_port_hard_fault();
     exit_with(131);
 }
 
-// Passes the stack the fault pushed its frame on (EXC_RETURN bit 2: MSP or PSP).
+// Passes the stack the fault pushed its frame on (EXC_RETURN bit 2: MSP or PSP). On Armv8-M the
+// fault may be a stack overflow caught by MSPLIM: lift the limit, or the report itself would
+// overflow and lock the core up.
 __attribute__((naked)) void sf_port_hard_fault() {
     asm volatile(
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+        "movs r1, #0\n"
+        "msr msplim, r1\n"
+#endif
         "tst lr, #4\n"
         "ite eq\n"
         "mrseq r0, msp\n"

@@ -22,7 +22,7 @@ inline batch fma(const batch& a, const batch& b, const batch& c) noexcept {
 #elif defined(__FMA__)
     static_assert(width == 8, "FMA3 builds use 256-bit batches");
     return _mm256_fmadd_ps(a, b, c);
-#elif defined(__aarch64__) || (defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA))
+#elif defined(__aarch64__)
     return vfmaq_f32(c, a, b);
 #else
 #error "staticformer simd backend: no fused multiply-add instruction for this target"
@@ -32,17 +32,11 @@ inline batch fma(const batch& a, const batch& b, const batch& c) noexcept {
 inline batch load(const float* p) noexcept { return batch::load_unaligned(p); }
 inline void store(float* p, const batch& v) noexcept { v.store_unaligned(p); }
 
-// A correctly rounded division, always: xsimd 8.1 divides on NEON (both ARMv7 and AArch64) by a
+// A correctly rounded division, always: xsimd 8.1 divides on NEON (AArch64 included) by a
 // reciprocal estimate refined with Newton steps, which is not IEEE division.
 inline batch div(const batch& a, const batch& b) noexcept {
 #if defined(__aarch64__)
     return vdivq_f32(a, b);
-#elif defined(__ARM_NEON)
-    alignas(16) float x[width], y[width];  // ARMv7 NEON has no vector divide: divide each lane
-    store(x, a);
-    store(y, b);
-    for (int i = 0; i < width; ++i) x[i] = x[i] / y[i];
-    return batch::load_aligned(x);
 #else
     return a / b;  // x86: divps is IEEE division
 #endif
