@@ -11,7 +11,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEMO_PACKAGES = cmake make g++ libxsimd-dev
 CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu qemu-user \
 	gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
-TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev clang python3 python3-torch python3-numpy \
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang python3 python3-torch python3-numpy \
 	$(CROSS_PACKAGES)
 
 .PHONY: demo test cross-test host-test bench deps-demo deps-test goldens demo-model clean
@@ -44,11 +44,12 @@ cross-test: deps-test
 	    (cd $(BUILD)/cross/$$t-port && ctest --output-on-failure -j $(JOBS)) || exit 1; \
 	done
 
-# Whole-encoder latency, reference vs simd (Google Benchmark).
+# Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine).
 bench: deps-test
+	@sh tools/ensure_deps.sh python3-matplotlib
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
-	cmake --build $(BUILD)/test --target bench_encoder -j $(JOBS)
-	./$(BUILD)/test/bench/bench_encoder --benchmark_counters_tabular=true
+	cmake --build $(BUILD)/test --target bench_avx2 bench_avx512 -j $(JOBS)
+	/usr/bin/python3 bench/make_results.py $(BUILD)/test
 
 deps-demo:
 	@sh tools/ensure_deps.sh $(DEMO_PACKAGES)
