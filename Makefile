@@ -14,7 +14,7 @@ CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux
 TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang python3 python3-torch python3-numpy \
 	$(CROSS_PACKAGES)
 
-.PHONY: demo test cross-test host-test bench deps-demo deps-test goldens demo-model clean
+.PHONY: demo test cross-test host-test bench footprint deps-demo deps-test goldens demo-model clean
 
 demo: deps-demo
 	cmake -S . -B $(BUILD)/demo $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=OFF
@@ -50,6 +50,11 @@ bench: deps-test
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
 	cmake --build $(BUILD)/test --target bench_avx2 bench_avx512 -j $(JOBS)
 	/usr/bin/python3 bench/make_results.py $(BUILD)/test
+
+# Code, weights, static RAM, worst-case stack and no-heap proof for every target x precision x
+# reference configuration, and Cortex-M instructions per inference by kernel (ports/footprint).
+footprint: deps-test
+	sh tools/footprint.sh
 
 deps-demo:
 	@sh tools/ensure_deps.sh $(DEMO_PACKAGES)

@@ -1,0 +1,149 @@
+// staticformer Cortex-M speed proxy: instructions of one inference, split by kernel.
+// (Part of footprint_main.cpp's object on Cortex-M; entry point sf_fp_main_profile.)
+//
+// Runs under ports/cortex-m/run.sh (QEMU, -icount shift=0: one instruction = 1 ns of guest
+// time, counted by SysTick through ports/cortex-m/cycle_counter.h).
+//
+//  1. plain:  sf_fp_run(), i.e. sf::forward<sf::reference>() as a user calls it, counted whole.
+//  2. split:  sf::detail::forward<config, profiled>(), where `profiled` derives from
+//             kernel_set<reference> and reads the counter around every kernel call (as
+//             tests/encoder_test.cpp's `counting` counts calls). Each span adds its raw SysTick
+//             delta to its kernel; the counter is read free-running (no wait for a tick edge),
+//             so the 40-instruction quantisation (31.25 on AN547) of a span is unbiased and
+//             averages out over the ~1000 spans of an inference.
+//  3. empty:  the same span around nothing, many times: the measurement overhead per span,
+//             which tools/footprint.py subtracts (calls x overhead) from each kernel.
+// The time outside kernel spans is the composition's own work ("glue": staging the input,
+// transposing keys, scaling queries, residual adds). Both runs' output CRCs are printed: they
+// must be equal (instrumentation must not change a bit).
+// Included by footprint_main.cpp on Cortex-M (weights header, sf_fp::generator etc. in scope);
+// entry point sf_fp_main_profile, argv[1] = valid_len (default seq_len).
+#pragma once
+
+#include <cstdint>
+
+#include "cycle_counter.h"
+
+// Not in an anonymous namespace: composition<config, profiled> must have the same (vague)
+// linkage as composition<config, kernel_set<reference>>, or GCC inlines every called-once
+// block into one function and compiles the kernels' loops differently (measured: +12% in
+// linear on the M4 from register spills).
+namespace sf_fp_profile {
+
+enum kind { k_linear, k_scores, k_softmax, k_context, k_layer_norm, k_activation, k_empty, k_count };
+const char* const kind_name[k_count] = {"linear", "scores", "softmax", "context", "layer_norm", "activation", "empty"};
+
+// Raw SysTick ticks per kernel. A span reads only the 24-bit current-value register, twice (no
+// 64-bit arithmetic, nothing kept in a register across the kernel: the start goes to memory),
+// so the kernel's code is compiled as in the plain build. A span is far shorter than one
+// counter period (2^24 ticks, 671 M instructions on MPS2).
+std::uint32_t span_ticks[k_count];
+std::uint32_t span_calls[k_count];
+volatile std::uint32_t span_start;  // volatile: stored and reloaded, never held in a register
+
+inline std::uint32_t systick_value() { return *reinterpret_cast<volatile const std::uint32_t*>(0xE000E018u); }
+
+template <kind K>
+struct span {
+    __attribute__((always_inline)) span() { span_start = systick_value(); }
+    __attribute__((always_inline)) ~span() {
+        const std::uint32_t end = systick_value();
+        span_ticks[K] += (span_start - end) & 0xFFFFFFu;  // a down-counter
+        ++span_calls[K];
+    }
+};
+
+using base = sf::kernel_set<sf::reference>;
+
+struct profiled : base {
+    // W: float (f32 weights) or the f16 storage type, as kernel_set<reference> takes them.
+    template <int In, int Out, int WStride = Out, class W>
+    static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
+        span<k_linear> s;
+        base::linear<In, Out, WStride>(x, rows, w, b, y);
+    }
+    template <int N, class W>
+    static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
+        span<k_layer_norm> s;
+        base::layer_norm<N>(x, rows, g, b, eps, y);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const float* q, const float* kt, int n, float* out) noexcept {
+        span<k_scores> s;
+        base::attention_scores<HeadDim, KStride>(q, kt, n, out);
+    }
+    static void softmax(float* p, int n) noexcept {
+        span<k_softmax> s;
+        base::softmax(p, n);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
+        span<k_context> s;
+        base::attention_context<HeadDim, VStride>(p, v, n, ctx);
+    }
+    template <sf::activation_kind Act>
+    static void activate(float* x, int n) noexcept {
+        span<k_activation> s;
+        base::activate<Act>(x, n);
+    }
+};
+
+// The buffers and workspace of footprint_main.cpp.
+using config = sf_fp::config;
+constexpr std::size_t io_floats = std::size_t(config::seq_len) * config::d_model;
+float* const x = sf_fp_x;
+float* const y = sf_fp_y;
+auto& workspace = sf_fp_workspace;
+
+// The plain run is sf_fp_run() itself: sf::forward with the default backend, which on
+// Cortex-M is sf::reference.
+static_assert(std::is_same<sf_fp::backend, sf::reference>::value, "Cortex-M runs the reference backend");
+inline int plain(int n) { return sf_fp_run(x, y, n); }
+__attribute__((noinline, noipa)) int split(int n) {
+    for (std::uint32_t& t : span_ticks) t = 0;
+    for (std::uint32_t& c : span_calls) c = 0;
+    return int(sf::detail::forward<config, profiled>(sf_fp::weights, workspace, x, y, n));
+}
+// A varying delay between the spans (outside them) spreads their start over the phases of a
+// SysTick tick, so the quantisation of the average is unbiased here too.
+__attribute__((noinline, noipa)) void empty_spans(int n) {
+    for (int i = 0; i < n; ++i) {
+        for (volatile int d = 0; d < i % 23; d = d + 1) {
+        }
+        span<k_empty> s;
+    }
+}
+
+}  // namespace sf_fp_profile
+
+extern "C" int sf_fp_main_profile(int argc, char** argv) {
+    using namespace sf_fp_profile;
+    sf_fp::generator g{0x9E3779B9u};
+    for (std::size_t i = 0; i < io_floats; ++i) x[i] = g.next();
+    const int n = sf_fp::valid_len_argument(argc, argv, config::seq_len);  // argv[1], default seq_len
+    sf_fp::line l;
+
+    sf_port_counter_start();
+    const int status_plain = plain(n);
+    const std::uint64_t plain_instructions = sf_port_counter_read();
+    const std::uint32_t crc_plain = sf_fp::crc32(y, io_floats * sizeof(float));
+
+    for (std::size_t i = 0; i < io_floats; ++i) y[i] = 0.0f;
+    const std::uint64_t t0 = sf_port_ticks();
+    const int status_split = split(n);
+    const std::uint64_t split_ticks = sf_port_ticks() - t0;
+    const std::uint32_t crc_split = sf_fp::crc32(y, io_floats * sizeof(float));
+
+    constexpr int empty_reps = 4600;
+    empty_spans(empty_reps);
+
+    l.text("sf_prof:").kv("valid_len", std::uint64_t(n)).kv("hz", std::uint64_t(sf_port_systick_hz));
+    l.kv("plain_instructions", plain_instructions).kv("split_ticks", split_ticks);
+    l.text(" crc_plain=").hex(crc_plain).text(" crc_split=").hex(crc_split);
+    l.write();
+    for (int k = 0; k < k_count; ++k) {
+        l.text("sf_prof_kernel:").kv("name", kind_name[k]).kv("ticks", span_ticks[k]).kv("calls", span_calls[k]);
+        l.write();
+    }
+    return status_plain | status_split | (crc_plain != crc_split ? 64 : 0);
+}
