@@ -1,4 +1,5 @@
-// The weights blob: a round trip is zero-copy, and every corruption is refused with its status.
+// The weights blob: a round trip is zero-copy, and every corruption is refused with its status;
+// f16 blobs (precision 1) likewise, and a blob of one precision is refused as the other.
 #include <gtest/gtest.h>
 
 #include <staticformer/staticformer.hpp>
@@ -37,6 +38,11 @@ struct blob_buffer {
         reseal_header();
     }
 };
+
+sf::status load_as_f32(const unsigned char* bytes, std::size_t size) {
+    const weights* w = nullptr;
+    return sf::load_blob<cfg, sf::f32>(bytes, size, w);
+}
 
 TEST(Blob, RoundTripIsZeroCopy) {
     static blob_buffer b;
@@ -145,6 +151,52 @@ TEST(Blob, LoadedWeightsRunTheSameEncoder) {
     ASSERT_EQ(from_blob.forward(x.data(), y1.data(), 5), sf::status::ok);
     ASSERT_EQ(direct.forward(x.data(), y2.data(), 5), sf::status::ok);
     EXPECT_EQ(std::memcmp(y1.data(), y2.data(), y1.size() * 4), 0);
+}
+
+// ---- f16 blobs (precision 1) ------------------------------------------------------------------
+
+using weights16 = sf::encoder_weights<cfg, sf::f16>;
+constexpr std::size_t blob16_size = sf::blob::size<cfg, sf::f16>;
+
+TEST(Blob, F16RoundTripIsZeroCopyAndHalfTheSize) {
+    static_assert(blob16_size - sf::blob::header_bytes == (blob_size - sf::blob::header_bytes) / 2, "");
+    alignas(64) static unsigned char bytes[blob16_size];
+    ASSERT_EQ(sf::write_blob(weights_for<cfg, sf::f16>(), bytes, blob16_size), sf::status::ok);
+    std::uint32_t precision;
+    std::memcpy(&precision, bytes + 44, 4);
+    EXPECT_EQ(precision, 1u);
+    const weights16* w = nullptr;
+    ASSERT_EQ((sf::load_blob<cfg, sf::f16>(bytes, blob16_size, w)), sf::status::ok);
+    EXPECT_EQ(static_cast<const void*>(w), static_cast<const void*>(bytes + sf::blob::header_bytes));
+    EXPECT_EQ(std::memcmp(w, &weights_for<cfg, sf::f16>(), sizeof(weights16)), 0);
+    EXPECT_EQ(load_as_f32(bytes, blob16_size), sf::status::blob_precision_mismatch);
+    // The encoder runs from the loaded blob exactly as from the weights it was written from.
+    sf::encoder<cfg, sf::f16> from_blob{*w}, direct{weights_for<cfg, sf::f16>()};
+    const auto x = make_input<cfg>(input_kind::normal);
+    std::vector<float> y1(x.size()), y2(x.size());
+    ASSERT_EQ(from_blob.forward(x.data(), y1.data(), 5), sf::status::ok);
+    ASSERT_EQ(direct.forward(x.data(), y2.data(), 5), sf::status::ok);
+    EXPECT_EQ(std::memcmp(y1.data(), y2.data(), y1.size() * 4), 0);
+}
+
+TEST(Blob, F32BlobIsNotAnF16Blob) {
+    static blob_buffer b;
+    const weights16* w = nullptr;
+    EXPECT_EQ((sf::load_blob<cfg, sf::f16>(b.bytes, blob_size, w)), sf::status::blob_precision_mismatch);
+    EXPECT_EQ(w, nullptr);
+}
+
+TEST(Blob, F16CorruptionAndMisalignment) {
+    alignas(64) static unsigned char bytes[blob16_size + 2];
+    ASSERT_EQ(sf::write_blob(weights_for<cfg, sf::f16>(), bytes, blob16_size), sf::status::ok);
+    const weights16* w = nullptr;
+    bytes[blob16_size - 1] ^= 0x40;
+    EXPECT_EQ((sf::load_blob<cfg, sf::f16>(bytes, blob16_size, w)), sf::status::blob_bad_checksum);
+    bytes[blob16_size - 1] ^= 0x40;
+    EXPECT_EQ((sf::load_blob<cfg, sf::f16>(bytes, blob16_size - 2, w)), sf::status::blob_too_small);
+    std::memmove(bytes + 1, bytes, blob16_size);  // binary16 needs 2-byte alignment
+    EXPECT_EQ((sf::load_blob<cfg, sf::f16>(bytes + 1, blob16_size, w)), sf::status::blob_misaligned);
+    EXPECT_EQ(w, nullptr);
 }
 
 }  // namespace

@@ -8,6 +8,6 @@ shift 4
 mkdir -p "$scratch"
 t=$root/tests
 "$clang" -std=c++17 -O2 -Wall -Wextra -Werror -fno-exceptions -fno-rtti "$@" -I"$root/include" -I"$t" \
-    "$t/test_main.cpp" "$t/kernels_test.cpp" "$t/approx_test.cpp" "$t/encoder_test.cpp" \
+    "$t/test_main.cpp" "$t/kernels_test.cpp" "$t/approx_test.cpp" "$t/encoder_test.cpp" "$t/fp16_test.cpp" \
     -o "$scratch/clang_tests" -lgtest -lpthread
-exec "$scratch/clang_tests" --gtest_filter='Kernels.*:Approx.*:Encoder*' --reference-dir="$refdir"
+exec "$scratch/clang_tests" --gtest_filter='Kernels.*:Approx.*:Encoder*:Fp16*' --reference-dir="$refdir"

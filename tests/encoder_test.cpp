@@ -1,6 +1,7 @@
 // The whole encoder: every backend in this build reproduces the baseline reference outputs
-// byte for byte; bad calls return a status and write nothing; padded rows are zero and cost
-// no work; a perturbed kernel is caught.
+// byte for byte, with f32 and f16 weights; an f16 encoder equals the f32 encoder on the widened
+// weights; bad calls return a status and write nothing; padded rows are zero and cost no work;
+// a perturbed kernel is caught; weight and workspace sizes are compile-time constants.
 #include <gtest/gtest.h>
 
 #include <staticformer/staticformer.hpp>
@@ -17,31 +18,34 @@ namespace {
 
 using namespace sftest;
 
-template <class Cfg, class Backend>
-std::vector<float> run(const std::vector<float>& x, int valid_len) {
+template <class Cfg, class Backend, class P = sf::f32>
+std::vector<float> run(const sf::encoder_weights<Cfg, P>& w, const std::vector<float>& x, int valid_len) {
     static sf::workspace<Cfg> ws;
     std::vector<float> y(x.size(), 123.0f);
-    const sf::status s = sf::forward<Backend>(weights_for<Cfg>(), ws, x.data(), y.data(), valid_len);
+    const sf::status s = sf::forward<Backend>(w, ws, x.data(), y.data(), valid_len);
     EXPECT_EQ(s, sf::status::ok);
     return y;
 }
 
-template <class Cfg>
+template <class Cfg, class P>
 void check_case(const char* name) {
+    const char* precision = precision_name<P>;
     const std::string& dir = test_options().reference_dir;
     ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR (the reference_outputs generator's output)";
     for (input_kind kind : {input_kind::normal, input_kind::large}) {
         const std::vector<float> x = make_input<Cfg>(kind);
         for (int n : valid_lens<Cfg>()) {
             std::vector<float> expected;
-            const std::string path = output_file(dir, name, n, kind);
+            const std::string path = output_file(dir, name, precision, n, kind);
             ASSERT_TRUE(read_floats(path, expected)) << "missing " << path;
             ASSERT_EQ(expected.size(), x.size());
-            const auto ref = run<Cfg, sf::reference>(x, n);
-            EXPECT_TRUE(bit_equal(expected.data(), ref.data(), x.size())) << name << " reference, valid_len " << n << ", " << name_of(kind);
+            const auto ref = run<Cfg, sf::reference>(weights_for<Cfg, P>(), x, n);
+            EXPECT_TRUE(bit_equal(expected.data(), ref.data(), x.size()))
+                << name << " " << precision << " reference, valid_len " << n << ", " << name_of(kind);
 #if STATICFORMER_HAS_SIMD
-            const auto vec = run<Cfg, sf::simd>(x, n);
-            EXPECT_TRUE(bit_equal(expected.data(), vec.data(), x.size())) << name << " simd, valid_len " << n << ", " << name_of(kind);
+            const auto vec = run<Cfg, sf::simd>(weights_for<Cfg, P>(), x, n);
+            EXPECT_TRUE(bit_equal(expected.data(), vec.data(), x.size()))
+                << name << " " << precision << " simd, valid_len " << n << ", " << name_of(kind);
 #endif
             for (std::size_t i = std::size_t(n) * Cfg::d_model; i < ref.size(); ++i)
                 ASSERT_EQ(bits_of(ref[i]), 0u) << "padded output not +0 at " << i;
@@ -50,10 +54,45 @@ void check_case(const char* name) {
     }
 }
 
-#define BIT_EXACT_TEST(name) \
-    TEST(EncoderBitExact, name) { check_case<name>(#name); }
+#define BIT_EXACT_TEST(name)                                      \
+    TEST(EncoderBitExact, name) { check_case<name, sf::f32>(#name); } \
+    TEST(EncoderBitExactF16, name) { check_case<name, sf::f16>(#name); }
 STATICFORMER_TEST_CASES(BIT_EXACT_TEST)
 #undef BIT_EXACT_TEST
+
+// An independent check of the f16 arithmetic: the f16 encoder equals, bit for bit, the f32
+// encoder run on the f16 weights widened back to float. (Widening is exact, and each weight
+// then enters the very same fma chain; a kernel that rounded, reordered or skipped a weight in
+// its f16 path would differ here.)
+template <class Cfg>
+void check_f16_equals_widened_f32(const char* name) {
+    static sf::encoder_weights<Cfg, sf::f32> widened;
+    sf::convert_weights(weights_for<Cfg, sf::f16>(), widened);
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        const std::vector<float> x = make_input<Cfg>(kind);
+        for (int n : valid_lens<Cfg>()) {
+            const auto f32_ref = run<Cfg, sf::reference>(widened, x, n);
+            const auto f16_ref = run<Cfg, sf::reference>(weights_for<Cfg, sf::f16>(), x, n);
+            EXPECT_TRUE(bit_equal(f32_ref.data(), f16_ref.data(), x.size()))
+                << name << " reference, valid_len " << n << ", " << name_of(kind);
+#if STATICFORMER_HAS_SIMD
+            const auto f16_vec = run<Cfg, sf::simd>(weights_for<Cfg, sf::f16>(), x, n);
+            EXPECT_TRUE(bit_equal(f32_ref.data(), f16_vec.data(), x.size()))
+                << name << " simd, valid_len " << n << ", " << name_of(kind);
+#endif
+        }
+    }
+    // ... and the f16 weights are not the f32 ones: rounding to binary16 changed the output.
+    const std::vector<float> x = make_input<Cfg>(input_kind::normal);
+    const auto f32_out = run<Cfg, sf::reference>(weights_for<Cfg, sf::f32>(), x, Cfg::seq_len);
+    const auto f16_out = run<Cfg, sf::reference>(weights_for<Cfg, sf::f16>(), x, Cfg::seq_len);
+    EXPECT_FALSE(bit_equal(f32_out.data(), f16_out.data(), x.size())) << name;
+}
+
+#define F16_WIDENED_TEST(name) \
+    TEST(EncoderF16, name##_EqualsF32OnWidenedWeights) { check_f16_equals_widened_f32<name>(#name); }
+STATICFORMER_TEST_CASES(F16_WIDENED_TEST)
+#undef F16_WIDENED_TEST
 
 TEST(EncoderBitExact, BackendInThisBuild) {
 #if STATICFORMER_HAS_SIMD
@@ -209,6 +248,52 @@ TEST(EncoderMemory, ConstexprByteCounts) {
     static_assert(sizeof(enc) <= enc::workspace_bytes + 64 + sizeof(void*), "");
     std::printf("tiny: weights %zu B, workspace %zu B, encoder object %zu B\n", enc::weight_bytes,
                 enc::workspace_bytes, sizeof(enc));
+}
+
+// f16 weights: two bytes per parameter, every parameter (matrices, biases, LayerNorm gammas and
+// betas). tiny_pre_gelu is the demo's configuration (examples/demo/demo_model.hpp).
+TEST(EncoderMemory, F16WeightsAreHalfTheSize) {
+    using cfg = tiny_pre_gelu;
+    static_assert(std::is_same<cfg, sf::encoder_config<64, 4, 256, 32, 2, sf::pre_norm, sf::gelu, sf::final_norm>>::value,
+                  "the demo configuration");
+    using enc16 = sf::encoder<cfg, sf::f16>;
+    using enc32 = sf::encoder<cfg, sf::f32>;
+    constexpr std::size_t D = 64, F = 256, L = 2;
+    constexpr std::size_t parameters = L * (D * 3 * D + 3 * D + D * D + D + D * F + F + F * D + D + 4 * D) + 2 * D;
+    static_assert(sf::encoder_weights<cfg, sf::f16>::parameter_count == parameters, "");
+    static_assert(enc16::weight_bytes == 2 * parameters, "");
+    static_assert(enc32::weight_bytes == 4 * parameters, "");
+    static_assert(enc16::weight_bytes * 100 <= 51 * enc32::weight_bytes, "f16 weights <= 0.51 x f32");
+    static_assert(enc16::workspace_bytes == enc32::workspace_bytes, "activations are float either way");
+    static_assert(std::is_same<sf::encoder_weights<cfg, sf::f16>::element, std::uint16_t>::value, "");
+    static_assert(sf::blob::size<cfg, sf::f16> == sf::blob::header_bytes + enc16::weight_bytes, "");
+    // Without a final norm the empty member costs one element of padding, in both precisions.
+    using no_final = sf::encoder_config<64, 4, 256, 32, 2, sf::pre_norm, sf::gelu>;
+    using w16 = sf::encoder_weights<no_final, sf::f16>;
+    using w32 = sf::encoder_weights<no_final, sf::f32>;
+    static_assert(sizeof(w16) == 2 * (w16::parameter_count + 1) && sizeof(w32) == 4 * (w32::parameter_count + 1), "");
+    const double ratio = double(enc16::weight_bytes) / double(enc32::weight_bytes);
+    EXPECT_LE(ratio, 0.51);
+    std::printf("demo configuration: weights f32 %zu B, f16 %zu B (%.4f x); workspace %zu B for both\n",
+                enc32::weight_bytes, enc16::weight_bytes, ratio, enc16::workspace_bytes);
+}
+
+// ---- the f16 encoder object ----------------------------------------------------------------
+
+TEST(EncoderF16, EncoderObjectMatchesFreeFunction) {
+    using cfg = odd_pre_gelu;
+    sf::encoder<cfg, sf::f16> by_default{weights_for<cfg, sf::f16>()};
+    sf::encoder<cfg, sf::f16, sf::reference> by_reference{weights_for<cfg, sf::f16>()};
+    const auto x = make_input<cfg>(input_kind::normal);
+    std::vector<float> y1(x.size()), y2(x.size(), 42.0f);
+    ASSERT_EQ(by_default.forward(x.data(), y1.data(), 5), sf::status::ok);
+    ASSERT_EQ(by_reference.forward(x.data(), y2.data(), 5), sf::status::ok);
+    EXPECT_TRUE(bit_equal(y1.data(), y2.data(), y1.size()));
+    const auto y3 = run<cfg, sf::reference>(weights_for<cfg, sf::f16>(), x, 5);
+    EXPECT_TRUE(bit_equal(y1.data(), y3.data(), y1.size()));
+    std::vector<float> z(x.size(), 42.0f);
+    EXPECT_EQ(by_default.forward(x.data(), z.data(), cfg::seq_len + 1), sf::status::bad_valid_len);
+    for (float v : z) ASSERT_EQ(v, 42.0f);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // Each simd kernel against its reference, memcmp, on shapes that are multiples of no SIMD
-// width and on inputs that drive the approximations into their clamps.
+// width and on inputs that drive the approximations into their clamps; the weight-reading
+// kernels (linear, layer_norm) with f32 and with f16 weights.
 #include <gtest/gtest.h>
 
 #include <staticformer/staticformer.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "common/compare.hpp"
@@ -30,33 +33,68 @@ std::vector<float> random_vector(std::size_t n, std::uint64_t seed, float scale)
     return v;
 }
 
-template <int In, int Out, int WStride = Out>
+// Weights of element type W: floats as they are, or (std::uint16_t) rounded to binary16, with
+// every seventh weight a special half: subnormals, the extremes of the range, signed zeros.
+template <class W>
+std::vector<W> random_weights(std::size_t n, std::uint64_t seed, float scale) {
+    const std::vector<float> v = random_vector(n, seed, scale);
+    if constexpr (std::is_same<W, float>::value) {
+        return v;
+    } else {
+        constexpr std::uint16_t special[] = {0x0001, 0x8001, 0x03ff, 0x83ff, 0x0400, 0x7bff,
+                                             0xfbff, 0x0000, 0x8000, 0x3c00, 0x3bff, 0x0155};
+        std::vector<std::uint16_t> h(n);
+        for (std::size_t i = 0; i < n; ++i)
+            h[i] = i % 7 == 3 ? special[(i / 7) % 12] : sf::math::float_to_half(v[i]);
+        return h;
+    }
+}
+
+std::vector<float> widened(const std::vector<std::uint16_t>& h) {
+    std::vector<float> f(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) f[i] = sf::math::half_to_float(h[i]);
+    return f;
+}
+
+// reference vs simd with W weights; for f16 also: the reference on f16 weights equals the
+// reference on the widened (f32) weights.
+template <class W, int In, int Out, int WStride = Out>
 void check_linear(int column_offset = 0) {
     for (int rows = 1; rows <= 9; ++rows) {
         const auto x = random_vector(std::size_t(rows) * In, In * 7 + rows, 2.0f);
-        const auto w = random_vector(std::size_t(In) * WStride, Out, 0.5f);
-        const auto b = random_vector(WStride, 3, 0.5f);
+        const auto w = random_weights<W>(std::size_t(In) * WStride, Out, 0.5f);
+        const auto b = random_weights<W>(WStride, 3, 0.5f);
         std::vector<float> y1(std::size_t(rows) * Out), y2(y1.size());
         ref::linear<In, Out, WStride>(x.data(), rows, w.data() + column_offset, b.data() + column_offset, y1.data());
         vec::linear<In, Out, WStride>(x.data(), rows, w.data() + column_offset, b.data() + column_offset, y2.data());
         ASSERT_TRUE(bit_equal(y1.data(), y2.data(), y1.size())) << "In=" << In << " Out=" << Out << " rows=" << rows;
+        if constexpr (std::is_same<W, std::uint16_t>::value) {
+            const auto wf = widened(w), bf = widened(b);
+            std::vector<float> y3(y1.size());
+            ref::linear<In, Out, WStride>(x.data(), rows, wf.data() + column_offset, bf.data() + column_offset, y3.data());
+            ASSERT_TRUE(bit_equal(y1.data(), y3.data(), y1.size())) << "f16 vs widened, In=" << In << " rows=" << rows;
+        }
     }
 }
 
-TEST(Kernels, Linear) {
-    check_linear<1, 1>();
-    check_linear<3, 5>();
-    check_linear<7, 17>();
-    check_linear<16, 16>();
-    check_linear<24, 40>();
-    check_linear<33, 65>();
-    check_linear<64, 256>();
-    check_linear<100, 31>();
-    check_linear<24, 24, 72>(24);  // a column block of a packed QKV matrix
-    check_linear<20, 20, 60>(40);
+template <class W>
+void check_linear_shapes() {
+    check_linear<W, 1, 1>();
+    check_linear<W, 3, 5>();
+    check_linear<W, 7, 17>();
+    check_linear<W, 16, 16>();
+    check_linear<W, 24, 40>();
+    check_linear<W, 33, 65>();
+    check_linear<W, 64, 256>();
+    check_linear<W, 100, 31>();
+    check_linear<W, 24, 24, 72>(24);  // a column block of a packed QKV matrix
+    check_linear<W, 20, 20, 60>(40);
 }
 
-template <int N>
+TEST(Kernels, Linear) { check_linear_shapes<float>(); }
+TEST(Kernels, LinearF16) { check_linear_shapes<std::uint16_t>(); }
+
+template <int N, class W = float>
 void check_layer_norm() {
     for (int variant = 0; variant < 4; ++variant) {
         const int rows = 3;
@@ -64,26 +102,36 @@ void check_layer_norm() {
         if (variant == 1) std::fill(x.begin(), x.end(), 0.75f);  // zero variance
         if (variant == 2)
             for (std::size_t i = 0; i < x.size(); ++i) x[i] = 5.0f + float(i % 3) * 1e-6f;  // cancellation
-        const auto g = random_vector(N, 11, 2.0f), b = random_vector(N, 12, 1.0f);
+        const auto g = random_weights<W>(N, 11, 2.0f), b = random_weights<W>(N, 12, 1.0f);
         std::vector<float> y1(x.size()), y2(x.size()), y3(x);
         ref::layer_norm<N>(x.data(), rows, g.data(), b.data(), 1e-5f, y1.data());
         vec::layer_norm<N>(x.data(), rows, g.data(), b.data(), 1e-5f, y2.data());
         ASSERT_TRUE(bit_equal(y1.data(), y2.data(), y1.size())) << "N=" << N << " variant=" << variant;
         vec::layer_norm<N>(y3.data(), rows, g.data(), b.data(), 1e-5f, y3.data());  // in place
         ASSERT_TRUE(bit_equal(y1.data(), y3.data(), y1.size())) << "in place, N=" << N;
+        if constexpr (std::is_same<W, std::uint16_t>::value) {
+            const auto gf = widened(g), bf = widened(b);
+            std::vector<float> y4(x.size());
+            ref::layer_norm<N>(x.data(), rows, gf.data(), bf.data(), 1e-5f, y4.data());
+            ASSERT_TRUE(bit_equal(y1.data(), y4.data(), y1.size())) << "f16 vs widened, N=" << N;
+        }
     }
 }
 
-TEST(Kernels, LayerNorm) {
-    check_layer_norm<1>();
-    check_layer_norm<5>();
-    check_layer_norm<15>();
-    check_layer_norm<16>();
-    check_layer_norm<17>();
-    check_layer_norm<33>();
-    check_layer_norm<64>();
-    check_layer_norm<100>();
+template <class W>
+void check_layer_norm_shapes() {
+    check_layer_norm<1, W>();
+    check_layer_norm<5, W>();
+    check_layer_norm<15, W>();
+    check_layer_norm<16, W>();
+    check_layer_norm<17, W>();
+    check_layer_norm<33, W>();
+    check_layer_norm<64, W>();
+    check_layer_norm<100, W>();
 }
+
+TEST(Kernels, LayerNorm) { check_layer_norm_shapes<float>(); }
+TEST(Kernels, LayerNormF16) { check_layer_norm_shapes<std::uint16_t>(); }
 
 TEST(Kernels, Softmax) {
     for (int n = 1; n <= 70; ++n) {

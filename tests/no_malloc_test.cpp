@@ -53,9 +53,9 @@ namespace {
 
 using namespace sftest;
 
-template <class Cfg, class Backend>
+template <class Cfg, class Backend, class P = sf::f32>
 void expect_no_allocation() {
-    static sf::encoder<Cfg, sf::f32, Backend> enc{weights_for<Cfg>()};
+    static sf::encoder<Cfg, P, Backend> enc{weights_for<Cfg, P>()};
     const auto x = make_input<Cfg>(input_kind::normal);
     std::vector<float> y(x.size());
     for (int n : valid_lens<Cfg>()) {
@@ -81,10 +81,22 @@ TEST(NoMalloc, ForwardReference) {
     expect_no_allocation<tanh_post, sf::reference>();
 }
 
+TEST(NoMalloc, ForwardReferenceF16) {
+    (void)weights_for<tiny_pre_gelu, sf::f16>();  // made (and converted) before counting
+    (void)weights_for<tanh_post, sf::f16>();
+    expect_no_allocation<tiny_pre_gelu, sf::reference, sf::f16>();
+    expect_no_allocation<tanh_post, sf::reference, sf::f16>();
+}
+
 #if STATICFORMER_HAS_SIMD
 TEST(NoMalloc, ForwardSimd) {
     expect_no_allocation<tiny_pre_gelu, sf::simd>();
     expect_no_allocation<tanh_post, sf::simd>();
+}
+
+TEST(NoMalloc, ForwardSimdF16) {
+    expect_no_allocation<tiny_pre_gelu, sf::simd, sf::f16>();
+    expect_no_allocation<tanh_post, sf::simd, sf::f16>();
 }
 #endif
 

@@ -1,6 +1,9 @@
 // PyTorch parity: every golden configuration, loaded from its blob, matches torch's output
 // within 1e-5 * max(1, max|torch|) in every element, with padded rows exactly zero; the
 // reference and simd backends agree bit for bit; exported headers equal their blobs.
+// ParityF16: the exporter's f16 blobs (numpy's float16 rounding) equal the C++ conversion of
+// the f32 blobs byte for byte, and the f16 encoder's output keeps an SQNR >= 60 dB against the
+// f32 reference output on every golden configuration.
 #include <gtest/gtest.h>
 
 #include <staticformer/staticformer.hpp>
@@ -16,6 +19,7 @@
 #include "golden/odd_post_gelu/model.hpp"
 #include "golden/parity_configs.hpp"
 #include "golden/post_relu/model.hpp"
+#include "golden/post_relu/model_f16.hpp"
 
 namespace {
 
@@ -25,6 +29,16 @@ struct golden_case {
     std::vector<unsigned char> blob;  // stored at an aligned address below
     std::vector<float> input, expected;
     int valid_len = 0;
+};
+
+// A blob's bytes at an 8-byte aligned address, as zero-copy loading needs.
+struct aligned_blob {
+    std::vector<std::uint64_t> words;
+    std::size_t size = 0;
+    explicit aligned_blob(const std::vector<unsigned char>& bytes) : words((bytes.size() + 7) / 8), size(bytes.size()) {
+        std::memcpy(words.data(), bytes.data(), bytes.size());
+    }
+    const void* data() const { return words.data(); }
 };
 
 bool load_case(const std::string& dir, golden_case& c) {
@@ -98,5 +112,118 @@ TEST(Parity, ExportedHeaderEqualsBlob) {
     check_header_equals_blob(post_relu, "post_relu");
     check_header_equals_blob(odd_post_gelu, "odd_post_gelu");
 }
+
+
+// ---- f16 ---------------------------------------------------------------------------------------
+
+namespace f16_tests {
+
+// The exporter's --precision f16 blob (numpy: astype(np.float16)) and the library's software
+// conversion of the f32 blob give the same bytes, header included.
+template <class Cfg>
+void check_numpy_equals_cpp(const char* name) {
+    const std::string dir = sftest::test_options().golden_dir + "/" + name;
+    std::vector<unsigned char> blob32, blob16;
+    ASSERT_TRUE(sftest::read_file(dir + "/model.sfwb", blob32)) << dir;
+    ASSERT_TRUE(sftest::read_file(dir + "/model_f16.sfwb", blob16)) << dir << ": run tools/make_goldens.py";
+    const aligned_blob a32(blob32), a16(blob16);
+    const sf::encoder_weights<Cfg, sf::f32>* w32 = nullptr;
+    const sf::encoder_weights<Cfg, sf::f16>* w16 = nullptr;
+    ASSERT_EQ((sf::load_blob<Cfg, sf::f32>(a32.data(), a32.size, w32)), sf::status::ok);
+    ASSERT_EQ((sf::load_blob<Cfg, sf::f16>(a16.data(), a16.size, w16)), sf::status::ok);
+    // A blob of one precision is refused as the other.
+    const sf::encoder_weights<Cfg, sf::f32>* wrong = nullptr;
+    EXPECT_EQ((sf::load_blob<Cfg, sf::f32>(a16.data(), a16.size, wrong)), sf::status::blob_precision_mismatch);
+
+    static sf::encoder_weights<Cfg, sf::f16> converted;
+    sf::convert_weights(*w32, converted);
+    std::size_t differing = 0;
+    const auto* x = reinterpret_cast<const unsigned char*>(&converted);
+    const auto* y = reinterpret_cast<const unsigned char*>(w16);
+    for (std::size_t i = 0; i < sizeof converted; ++i) differing += x[i] != y[i];
+    EXPECT_EQ(differing, 0u) << name << ": numpy's float16 and staticformer::math::float_to_half disagree";
+    std::vector<unsigned char> written(sf::blob::size<Cfg, sf::f16>);
+    ASSERT_EQ(sf::write_blob(converted, written.data(), written.size()), sf::status::ok);
+    EXPECT_EQ(written, blob16) << name << ": C++ write_blob and the exporter disagree on the f16 blob bytes";
+    std::printf("f16 %-22s exporter blob (%zu bytes) == C++ conversion of the f32 blob (%zu bytes)\n", name,
+                blob16.size(), blob32.size());
+}
+
+TEST(ParityF16, ExporterEqualsCppConversion) {
+    check_numpy_equals_cpp<golden::post_relu_config>("post_relu");
+    check_numpy_equals_cpp<golden::pre_gelu_final_config>("pre_gelu_final");
+}
+
+TEST(ParityF16, ExportedHeaderEqualsBlob) {
+    using cfg = golden::post_relu_config;
+    static_assert(std::is_same<post_relu_f16_config, cfg>::value, "");
+    static_assert(std::is_same<decltype(post_relu_f16), const sf::encoder_weights<cfg, sf::f16>>::value, "");
+    std::vector<unsigned char> blob16;
+    ASSERT_TRUE(sftest::read_file(sftest::test_options().golden_dir + "/post_relu/model_f16.sfwb", blob16));
+    ASSERT_EQ(blob16.size(), (sf::blob::size<cfg, sf::f16>));
+    EXPECT_EQ(std::memcmp(blob16.data() + sf::blob::header_bytes, &post_relu_f16, sizeof post_relu_f16), 0);
+    std::vector<unsigned char> written(sf::blob::size<cfg, sf::f16>);
+    ASSERT_EQ(sf::write_blob(post_relu_f16, written.data(), written.size()), sf::status::ok);
+    EXPECT_EQ(written, blob16);
+}
+
+struct sqnr_row {
+    const char* name;
+    double sqnr_db, max_error;
+};
+std::vector<sqnr_row> sqnr_table;
+
+// SQNR of the f16 encoder (the golden f32 weights rounded to binary16) against the f32 reference
+// on the same input: 10 log10(sum ref^2 / sum (f16 - ref)^2) over the valid rows.
+template <class Cfg>
+void check_sqnr(const char* name) {
+    const std::string dir = sftest::test_options().golden_dir + "/" + name;
+    golden_case c;
+    ASSERT_TRUE(load_case(dir, c)) << "cannot read golden files in " << dir;
+    const aligned_blob blob(c.blob);
+    const sf::encoder_weights<Cfg, sf::f32>* w32 = nullptr;
+    ASSERT_EQ((sf::load_blob<Cfg, sf::f32>(blob.data(), blob.size, w32)), sf::status::ok);
+    static sf::encoder_weights<Cfg, sf::f16> w16;
+    sf::convert_weights(*w32, w16);
+
+    static sf::workspace<Cfg> ws;
+    constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    std::vector<float> ref(count), out16(count), vec16(count);
+    ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(w16, ws, c.input.data(), out16.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(w16, ws, c.input.data(), vec16.data(), c.valid_len), sf::status::ok);
+    EXPECT_TRUE(sftest::bit_equal(out16.data(), vec16.data(), count)) << name << ": f16 backends differ";
+
+    double signal = 0, noise = 0, worst = 0;
+    const std::size_t valid = std::size_t(c.valid_len) * Cfg::d_model;
+    for (std::size_t i = 0; i < valid; ++i) {
+        const double e = double(out16[i]) - double(ref[i]);
+        signal += double(ref[i]) * double(ref[i]);
+        noise += e * e;
+        worst = std::max(worst, std::fabs(e));
+    }
+    for (std::size_t i = valid; i < count; ++i) ASSERT_EQ(sftest::bits_of(out16[i]), 0u);
+    ASSERT_GT(noise, 0.0) << name << ": f16 rounding should change the output";
+    const double sqnr = 10.0 * std::log10(signal / noise);
+    sqnr_table.push_back({name, sqnr, worst});
+    std::printf("f16 SQNR %-22s %6.2f dB  (max |f16 - f32| %.3g, valid rows %d of %d)\n", name, sqnr, worst,
+                c.valid_len, Cfg::seq_len);
+    EXPECT_GE(sqnr, 60.0) << name;
+}
+
+#define SQNR_TEST(name) \
+    TEST(ParityF16, name##_Sqnr) { check_sqnr<golden::name##_config>(#name); }
+STATICFORMER_GOLDEN_CONFIGS(SQNR_TEST)
+#undef SQNR_TEST
+
+TEST(ParityF16, SqnrSummary) {
+    if (sqnr_table.empty()) GTEST_SKIP() << "no SQNR test ran";
+    double lowest = 1e300;
+    for (const sqnr_row& r : sqnr_table) lowest = std::min(lowest, r.sqnr_db);
+    std::printf("f16 vs f32 SQNR over %zu golden configurations: lowest %.2f dB (required >= 60 dB)\n",
+                sqnr_table.size(), lowest);
+}
+
+}  // namespace f16_tests
 
 }  // namespace

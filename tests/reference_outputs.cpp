@@ -1,6 +1,7 @@
-// Writes the reference backend's outputs for every test case. Built once with the baseline
-// flags (no -march, -ffp-contract=off); every other build and target must reproduce these
-// bytes exactly.
+// Writes the reference backend's outputs for every test case and weight precision (f32, and
+// f16: the same weights rounded to binary16), one file per case, precision, valid_len and
+// input: <case>_<precision>_<valid_len>_<input>.bin. Built once with the baseline flags (no
+// -march, -ffp-contract=off); every other build and target must reproduce these bytes exactly.
 #include <cstdio>
 
 #include "common/cases.hpp"
@@ -12,16 +13,16 @@ using namespace sftest;
 
 int failures = 0;
 
-template <class Cfg>
+template <class Cfg, class P>
 void write_case(const std::string& dir, const char* name) {
-    const auto& w = weights_for<Cfg>();
+    const auto& w = weights_for<Cfg, P>();
     static sf::workspace<Cfg> ws;
     for (input_kind kind : {input_kind::normal, input_kind::large}) {
         const std::vector<float> x = make_input<Cfg>(kind);
         for (int n : valid_lens<Cfg>()) {
             std::vector<float> y(x.size());
             const sf::status s = sf::forward<sf::reference>(w, ws, x.data(), y.data(), n);
-            const std::string path = output_file(dir, name, n, kind);
+            const std::string path = output_file(dir, name, precision_name<P>, n, kind);
             if (s != sf::status::ok || !write_file(path, y.data(), y.size() * sizeof(float))) {
                 std::fprintf(stderr, "failed: %s (%s)\n", path.c_str(), sf::to_string(s));
                 ++failures;
@@ -37,7 +38,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
         return 2;
     }
-#define WRITE_CASE(name) write_case<name>(argv[1], #name);
+#define WRITE_CASE(name)                       \
+    write_case<name, sf::f32>(argv[1], #name); \
+    write_case<name, sf::f16>(argv[1], #name);
     STATICFORMER_TEST_CASES(WRITE_CASE)
 #undef WRITE_CASE
     std::printf("reference outputs written to %s (%d failures)\n", argv[1], failures);

@@ -13,6 +13,10 @@ padded output rows to exactly 0, and write
     OUT/<name>/expected.bin   float32 little-endian, [seq_len][d_model], padded rows 0
     OUT/<name>/valid_len.txt  one integer
     OUT/<name>/model.hpp      the exporter's C++ header (configurations with header=True)
+    OUT/<name>/model_f16.sfwb the same weights exported with --precision f16 (configurations in
+                              F16_EXPORTS): numpy's float16 rounding, which the parity tests
+                              compare byte for byte with the C++ conversion of model.sfwb
+    OUT/<name>/model_f16.hpp  its C++ header (F16_EXPORTS configurations with header=True)
     OUT/parity_configs.hpp    golden::<name>_config for each configuration, and the macro
                               STATICFORMER_GOLDEN_CONFIGS(X) expanding X(<name>) for each
 
@@ -71,6 +75,10 @@ GOLDENS = [Golden(*row) for row in (
     ("wide_post_relu_final", 48, 6,  96, 17, 2, False, "relu",      True,  1e-5, 13,  8, "module",      False),
 )]
 
+# Configurations also exported with --precision f16 (one without and one with a final norm, so
+# both blob layouts are covered).
+F16_EXPORTS = ("post_relu", "pre_gelu_final")
+
 TORCH_ACTIVATIONS = {
     "relu": "relu",
     "gelu": "gelu",
@@ -115,12 +123,16 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int) -
     return y
 
 
-def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path) -> None:
+def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path, precision: str = "f32") -> None:
     """Runs the exporter's command line on the saved module or state_dict."""
+    stem = "model" if precision == "f32" else f"model_{precision}"
     cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--seq-len", str(g.seq_len),
-           "--name", g.name, "--blob", str(out / "model.sfwb")]
+           "--name", g.name if precision == "f32" else f"{g.name}_{precision}",
+           "--blob", str(out / f"{stem}.sfwb")]
+    if precision != "f32":
+        cmd += ["--precision", precision]
     if g.header:
-        cmd += ["--header", str(out / "model.hpp")]
+        cmd += ["--header", str(out / f"{stem}.hpp")]
     if g.export_from == "module":
         torch.save(encoder, tmp / "model.pt")
         cmd += ["--module", str(tmp / "model.pt")]
@@ -172,6 +184,8 @@ def main() -> int:
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))
+            if g.name in F16_EXPORTS:
+                export_blob(g, encoder, out, Path(tmp), "f16")
             write_f32(out / "input.bin", x)
             write_f32(out / "expected.bin", y)
             (out / "valid_len.txt").write_text(f"{g.valid_len}\n")

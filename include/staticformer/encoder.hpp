@@ -1,5 +1,8 @@
 // staticformer: encoder<cfg, P, Backend> and the one composition of kernels every backend runs
 // (normative: the order of stages and the buffers they use are part of the arithmetic).
+// The composition is the same for every floating-point precision: f16 weights are widened to
+// float inside the kernels (math::widen), so an f16 encoder computes exactly what the f32
+// encoder computes on the widened weights.
 #pragma once
 
 #include <cmath>
@@ -45,14 +48,15 @@ inline void add_into(float* y, const float* x, int n) noexcept {
     for (int i = 0; i < n; ++i) y[i] = y[i] + x[i];
 }
 
-template <class Cfg, class K>
+// Element is the weights' storage type: float (f32) or std::uint16_t (f16, binary16 bits).
+template <class Cfg, class K, class Element>
 struct composition {
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
     static constexpr int H = Cfg::heads, Dh = Cfg::head_dim;
-    using layer = layer_weights_f32<Cfg>;
+    using layer = layer_weights<Cfg, Element>;
 
     // Rows [r0, r0 + rows) of the block input: LN(x) for pre-norm, x itself for post-norm.
-    static const float* block_input(const float* x, int rows, const float* gamma, const float* beta,
+    static const float* block_input(const float* x, int rows, const Element* gamma, const Element* beta,
                                     float* normed) noexcept {
         if constexpr (Cfg::norm_first) {
             K::template layer_norm<D>(x, rows, gamma, beta, Cfg::eps, normed);
@@ -108,7 +112,8 @@ struct composition {
     }
 
     // y already holds the input rows [0, n) and zeros after them.
-    static void run(const encoder_weights<Cfg, f32>& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+    template <class P>
+    static void run(const encoder_weights<Cfg, P>& w, float* y, int n, workspace<Cfg>& ws) noexcept {
         for (int l = 0; l < Cfg::layers; ++l) {
             attention_block(w.layer[l], y, n, ws);
             feed_forward_block(w.layer[l], y, n, ws);
@@ -122,8 +127,8 @@ struct composition {
 };
 
 // Validates the call, stages the input into y, and runs the composition with kernel set K.
-template <class Cfg, class K>
-inline status forward(const encoder_weights<Cfg, f32>& w, workspace<Cfg>& ws, const float* x, float* y,
+template <class Cfg, class K, class P>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg>& ws, const float* x, float* y,
                       int valid_len) noexcept {
     constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     if (x == nullptr || y == nullptr) return status::null_pointer;
@@ -134,7 +139,7 @@ inline status forward(const encoder_weights<Cfg, f32>& w, workspace<Cfg>& ws, co
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memcpy(y, x, valid * sizeof(float));
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
-    composition<Cfg, K>::run(w, y, valid_len, ws);
+    composition<Cfg, K, weight_element_t<P>>::run(w, y, valid_len, ws);
     return status::ok;
 }
 
@@ -153,11 +158,12 @@ struct backend_check : std::true_type {
 
 // Runs one forward pass with caller-owned workspace (for firmware that places it in a chosen
 // RAM section). x and y hold seq_len * d_model floats, row-major; y may equal x (in place) but
-// must not partly overlap it. Rows >= valid_len of y are zero on return.
-template <class Backend = default_backend, class Cfg>
-inline status forward(const encoder_weights<Cfg, f32>& w, workspace<Cfg>& ws, const float* x, float* y,
+// must not partly overlap it. Rows >= valid_len of y are zero on return. The weights are f32 or
+// f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way.
+template <class Backend = default_backend, class Cfg, class P>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg>& ws, const float* x, float* y,
                       int valid_len) noexcept {
-    static_assert(detail::backend_check<f32, Backend>::value, "");
+    static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len);
 }
 
@@ -165,8 +171,8 @@ template <class Cfg, class P = f32, class Backend = default_backend>
 class encoder {
     static_assert(is_encoder_config<Cfg>::value, "encoder needs an encoder_config as its first argument");
     static_assert(is_precision<P>, "precision must be staticformer::f32, f16 or int8");
-    static_assert(!is_precision<P> || std::is_same<P, f32>::value,
-                  "this precision is not available yet: encoder supports f32");
+    static_assert(!is_precision<P> || std::is_same<P, f32>::value || std::is_same<P, f16>::value,
+                  "this precision is not available yet: encoder supports f32 and f16");
     static_assert(detail::backend_check<P, Backend>::value, "");
 
 public:
@@ -179,6 +185,8 @@ public:
     static constexpr int seq_len = Cfg::seq_len;
     static constexpr int d_model = Cfg::d_model;
     static constexpr std::size_t io_floats = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    // Bytes of the weights (flash) and of the workspace (RAM). f16 weights take half the bytes
+    // of f32 ones; the workspace (float activations) is the same for both.
     static constexpr std::size_t weight_bytes = sizeof(weights_type);
     static constexpr std::size_t workspace_bytes = sizeof(workspace_type);
 

@@ -3,6 +3,7 @@
 
 #include "config.hpp"
 #include "encoder.hpp"
+#include "math/fp16.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 

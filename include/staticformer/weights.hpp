@@ -1,8 +1,13 @@
 // staticformer: encoder_weights, the weights blob format and its zero-copy loader.
 //
-// encoder_weights<cfg, f32> is a plain aggregate of float arrays: a `constexpr` instance (as
+// encoder_weights<cfg, P> is a plain aggregate of arrays: a `constexpr` instance (as
 // tools/export_pytorch.py writes it) is constant-initialised and lands in flash (.rodata).
 // Matrices are stored input-major, w[in][out], i.e. transposed from torch's Linear.weight.
+//
+// Precisions: f32 stores every parameter as a float; f16 stores the very same layout with each
+// float replaced by its IEEE binary16 bits (std::uint16_t, see math/fp16.hpp): matrices,
+// biases and LayerNorm parameters alike, so the weights take half the bytes. Kernels widen each
+// f16 weight to float exactly and then compute as for f32.
 #pragma once
 
 #include <cstddef>
@@ -11,51 +16,117 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "math/fp16.hpp"
 #include "status.hpp"
 
 namespace staticformer {
 
-template <class Cfg>
-struct layer_weights_f32 {
+// The element type a precision stores its weights in.
+template <class P>
+struct weight_element {
+    using type = float;  // int8: not available yet (encoder_weights rejects it)
+};
+template <>
+struct weight_element<f16> {
+    using type = std::uint16_t;  // IEEE binary16 bits
+};
+template <class P>
+using weight_element_t = typename weight_element<P>::type;
+
+template <class Cfg, class T>
+struct layer_weights {
     static constexpr int D = Cfg::d_model;
     static constexpr int F = Cfg::d_ff;
-    float qkv_w[D][3 * D];  // columns [0, D) query, [D, 2D) key, [2D, 3D) value
-    float qkv_b[3 * D];
-    float out_w[D][D];
-    float out_b[D];
-    float ff1_w[D][F];
-    float ff1_b[F];
-    float ff2_w[F][D];
-    float ff2_b[D];
-    float norm1_gamma[D];
-    float norm1_beta[D];
-    float norm2_gamma[D];
-    float norm2_beta[D];
+    T qkv_w[D][3 * D];  // columns [0, D) query, [D, 2D) key, [2D, 3D) value
+    T qkv_b[3 * D];
+    T out_w[D][D];
+    T out_b[D];
+    T ff1_w[D][F];
+    T ff1_b[F];
+    T ff2_w[F][D];
+    T ff2_b[D];
+    T norm1_gamma[D];
+    T norm1_beta[D];
+    T norm2_gamma[D];
+    T norm2_beta[D];
+    // Parameters of one layer.
+    static constexpr std::size_t parameter_count =
+        std::size_t(D) * 3 * D + 3 * D + std::size_t(D) * D + D + std::size_t(D) * F + F + std::size_t(F) * D + D + 4 * D;
 };
+template <class Cfg>
+using layer_weights_f32 = layer_weights<Cfg, float>;
 
-template <int D, bool Present>
+template <int D, bool Present, class T = float>
 struct final_norm_weights {
-    float gamma[D];
-    float beta[D];
+    T gamma[D];
+    T beta[D];
 };
-template <int D>
-struct final_norm_weights<D, false> {};
+template <int D, class T>
+struct final_norm_weights<D, false, T> {};
 
 template <class Cfg, class P>
 struct encoder_weights {
     static_assert(is_encoder_config<Cfg>::value, "encoder_weights needs an encoder_config");
-    static_assert(std::is_same<P, f32>::value,
-                  "this precision is not available yet: encoder_weights supports f32");
+    static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
+                  "this precision is not available yet: encoder_weights supports f32 and f16");
+    using config = Cfg;
+    using precision = P;
+    using element = weight_element_t<P>;  // float, or std::uint16_t holding binary16 bits
+    // Parameters of the whole encoder; sizeof(encoder_weights) is parameter_count elements, plus
+    // one element of padding when there is no final norm (an empty member still takes a byte).
+    static constexpr std::size_t parameter_count = std::size_t(Cfg::layers) * layer_weights<Cfg, element>::parameter_count +
+                                                   (Cfg::has_final_norm ? 2 * Cfg::d_model : 0);
+
+    layer_weights<Cfg, element> layer[Cfg::layers];
+    final_norm_weights<Cfg::d_model, Cfg::has_final_norm, element> final_norm;
+
+    static_assert(sizeof(layer_weights<Cfg, element>) == layer_weights<Cfg, element>::parameter_count * sizeof(element),
+                  "layer_weights: parameter_count covers every member, without padding");
 };
 
-template <class Cfg>
-struct encoder_weights<Cfg, f32> {
-    static_assert(is_encoder_config<Cfg>::value, "encoder_weights needs an encoder_config");
-    using config = Cfg;
-    using precision = f32;
-    layer_weights_f32<Cfg> layer[Cfg::layers];
-    final_norm_weights<Cfg::d_model, Cfg::has_final_norm> final_norm;
-};
+// ---- precision conversion (host or start-up code) -------------------------------------------
+namespace detail {
+
+inline float convert_element(float w, float) noexcept { return w; }
+inline std::uint16_t convert_element(float w, std::uint16_t) noexcept { return math::float_to_half(w); }
+inline float convert_element(std::uint16_t w, float) noexcept { return math::half_to_float(w); }
+inline std::uint16_t convert_element(std::uint16_t w, std::uint16_t) noexcept { return w; }
+
+template <class In, class Out>
+inline void convert_array(const In* in, Out* out, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) out[i] = convert_element(in[i], Out{});
+}
+
+}  // namespace detail
+
+// Converts weights between precisions, member by member: f32 -> f16 rounds each parameter to
+// the nearest binary16 (ties to even; beyond +-65504 it becomes infinity, so check the range
+// of your model first), f16 -> f32 is exact. The f16 encoder on converted weights computes
+// exactly what the f32 encoder computes on their f16 -> f32 conversion.
+template <class Cfg, class PIn, class POut>
+inline void convert_weights(const encoder_weights<Cfg, PIn>& in, encoder_weights<Cfg, POut>& out) noexcept {
+    constexpr std::size_t D = Cfg::d_model, F = Cfg::d_ff;
+    for (int l = 0; l < Cfg::layers; ++l) {
+        const auto& a = in.layer[l];
+        auto& b = out.layer[l];
+        detail::convert_array(&a.qkv_w[0][0], &b.qkv_w[0][0], D * 3 * D);
+        detail::convert_array(a.qkv_b, b.qkv_b, 3 * D);
+        detail::convert_array(&a.out_w[0][0], &b.out_w[0][0], D * D);
+        detail::convert_array(a.out_b, b.out_b, D);
+        detail::convert_array(&a.ff1_w[0][0], &b.ff1_w[0][0], D * F);
+        detail::convert_array(a.ff1_b, b.ff1_b, F);
+        detail::convert_array(&a.ff2_w[0][0], &b.ff2_w[0][0], F * D);
+        detail::convert_array(a.ff2_b, b.ff2_b, D);
+        detail::convert_array(a.norm1_gamma, b.norm1_gamma, D);
+        detail::convert_array(a.norm1_beta, b.norm1_beta, D);
+        detail::convert_array(a.norm2_gamma, b.norm2_gamma, D);
+        detail::convert_array(a.norm2_beta, b.norm2_beta, D);
+    }
+    if constexpr (Cfg::has_final_norm) {
+        detail::convert_array(in.final_norm.gamma, out.final_norm.gamma, D);
+        detail::convert_array(in.final_norm.beta, out.final_norm.beta, D);
+    }
+}
 
 // ---- blob ----------------------------------------------------------------------------------
 //
@@ -71,7 +142,8 @@ struct encoder_weights<Cfg, f32> {
 //    36     4  options: bit 0 pre_norm, bit 1 final_norm, bits 4..7 activation (0 relu,
 //              1 gelu, 2 gelu_tanh)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits)
-//    44     4  precision (0 f32, 1 f16, 2 int8)
+//    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
+//              (f16) values, little-endian
 //    48     8  payload size in bytes
 //    56     4  CRC-32 (IEEE 802.3, as zlib.crc32) of the payload
 //    60     4  CRC-32 of header bytes [0, 60)

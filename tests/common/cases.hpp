@@ -5,6 +5,7 @@
 #include <staticformer/staticformer.hpp>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "random.hpp"
@@ -51,14 +52,24 @@ void make_weights(sf::encoder_weights<Cfg, sf::f32>& w, std::uint64_t seed) {
     }
 }
 
-// One static weights object per configuration (encoder_weights can be large for a stack).
-template <class Cfg>
-const sf::encoder_weights<Cfg, sf::f32>& weights_for() {
-    static sf::encoder_weights<Cfg, sf::f32> w;
-    static const bool made = (make_weights<Cfg>(w, 0x5eed0000u + Cfg::d_model * 131u + Cfg::seq_len), true);
+// One static weights object per configuration and precision (encoder_weights can be large for
+// a stack). The f16 weights are the f32 ones rounded by the library's software conversion.
+template <class Cfg, class P = sf::f32>
+const sf::encoder_weights<Cfg, P>& weights_for() {
+    static sf::encoder_weights<Cfg, P> w;
+    static const bool made = [] {
+        if constexpr (std::is_same<P, sf::f32>::value)
+            make_weights<Cfg>(w, 0x5eed0000u + Cfg::d_model * 131u + Cfg::seq_len);
+        else
+            sf::convert_weights(weights_for<Cfg, sf::f32>(), w);
+        return true;
+    }();
     (void)made;
     return w;
 }
+
+template <class P>
+constexpr const char* precision_name = std::is_same<P, sf::f16>::value ? "f16" : "f32";
 
 enum class input_kind { normal, large };
 inline const char* name_of(input_kind k) { return k == input_kind::normal ? "normal" : "large"; }
@@ -83,8 +94,10 @@ std::vector<int> valid_lens() {
     return v;
 }
 
-inline std::string output_file(const std::string& dir, const char* name, int valid_len, input_kind k) {
-    return dir + "/" + name + "_" + std::to_string(valid_len) + "_" + name_of(k) + ".bin";
+// <dir>/<case>_<precision>_<valid_len>_<input>.bin, e.g. tiny_pre_gelu_f16_32_large.bin
+inline std::string output_file(const std::string& dir, const char* name, const char* precision, int valid_len,
+                               input_kind k) {
+    return dir + "/" + name + "_" + precision + "_" + std::to_string(valid_len) + "_" + name_of(k) + ".bin";
 }
 
 }  // namespace sftest

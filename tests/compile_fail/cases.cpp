@@ -35,21 +35,27 @@ static_assert(cfg::head_dim == 4 && cfg::norm_first && cfg::has_final_norm && cf
 static_assert(!cfg2::norm_first && cfg2::activation == sf::activation_kind::gelu_tanh, "");
 static_assert(cfg3::tile == 1 && cfg3::activation == sf::activation_kind::relu, "");
 
-template <class Cfg>
-sf::status run_all(const sf::encoder_weights<Cfg, sf::f32>& w, const float* x, float* y) {
-    sf::encoder<Cfg> by_default{w};
-    sf::encoder<Cfg, sf::f32, sf::reference> by_reference{w};
+// Both precisions, f32 and f16.
+template <class Cfg, class P>
+sf::status run_all(const sf::encoder_weights<Cfg, P>& w, const float* x, float* y) {
+    sf::encoder<Cfg, P> by_default{w};
+    sf::encoder<Cfg, P, sf::reference> by_reference{w};
     sf::status s = by_default.forward(x, y, Cfg::seq_len);
     if (s == sf::status::ok) s = by_reference.forward(x, y, Cfg::seq_len);
 #if STATICFORMER_HAS_SIMD
-    sf::encoder<Cfg, sf::f32, sf::simd> by_simd{w};
+    sf::encoder<Cfg, P, sf::simd> by_simd{w};
     if (s == sf::status::ok) s = by_simd.forward(x, y, Cfg::seq_len);
 #endif
     return s;
 }
-template sf::status run_all<cfg>(const sf::encoder_weights<cfg, sf::f32>&, const float*, float*);
-template sf::status run_all<cfg2>(const sf::encoder_weights<cfg2, sf::f32>&, const float*, float*);
-template sf::status run_all<cfg3>(const sf::encoder_weights<cfg3, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg, sf::f32>(const sf::encoder_weights<cfg, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg2, sf::f32>(const sf::encoder_weights<cfg2, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg3, sf::f32>(const sf::encoder_weights<cfg3, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg, sf::f16>(const sf::encoder_weights<cfg, sf::f16>&, const float*, float*);
+template sf::status run_all<cfg2, sf::f16>(const sf::encoder_weights<cfg2, sf::f16>&, const float*, float*);
+template sf::status run_all<cfg3, sf::f16>(const sf::encoder_weights<cfg3, sf::f16>&, const float*, float*);
+static_assert(2 * sizeof(sf::encoder_weights<cfg, sf::f16>) == sizeof(sf::encoder_weights<cfg, sf::f32>), "");
+static_assert(2 * sizeof(sf::encoder_weights<cfg3, sf::f16>) == sizeof(sf::encoder_weights<cfg3, sf::f32>), "");
 
 // ---- encoder_config: dimensions -------------------------------------------------------------
 #elif CASE == 1
@@ -121,8 +127,6 @@ constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_r
 constexpr auto probe = instantiate<sf::encoder<int>>;
 #elif CASE == 41
 constexpr auto probe = instantiate<sf::encoder<ok_cfg, double>>;
-#elif CASE == 42
-constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::f16>>;
 #elif CASE == 43
 constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::int8>>;
 #elif CASE == 44
@@ -136,6 +140,8 @@ sf::status run(const sf::encoder_weights<ok_cfg, sf::f32>& w, sf::workspace<ok_c
                float* y) {
     return sf::forward<sf::simd>(w, ws, x, y, ok_cfg::seq_len);
 }
+#elif CASE == 48  // int8 weights do not exist yet either
+constexpr auto probe = instantiate<sf::encoder_weights<ok_cfg, sf::int8>>;
 
 #else
 #error "unknown CASE"

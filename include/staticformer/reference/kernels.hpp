@@ -1,5 +1,6 @@
 // staticformer: the reference backend's kernel set (normative). The encoder composes kernels
-// only through a kernel set, so every backend runs the same composition.
+// only through a kernel set, so every backend runs the same composition. Kernels that read
+// weights (linear, layer_norm) take them as float (f32) or binary16 bits (f16): W is deduced.
 #pragma once
 
 #include "../config.hpp"
@@ -16,12 +17,12 @@ struct kernel_set;
 
 template <>
 struct kernel_set<reference> {
-    template <int In, int Out, int WStride = Out>
-    static void linear(const float* x, int rows, const float* w, const float* b, float* y) noexcept {
+    template <int In, int Out, int WStride = Out, class W>
+    static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
         kernels::reference::linear<In, Out, WStride>(x, rows, w, b, y);
     }
-    template <int N>
-    static void layer_norm(const float* x, int rows, const float* g, const float* b, float eps, float* y) noexcept {
+    template <int N, class W>
+    static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         kernels::reference::layer_norm<N>(x, rows, g, b, eps, y);
     }
     template <int HeadDim, int KStride>

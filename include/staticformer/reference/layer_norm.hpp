@@ -1,11 +1,13 @@
 // staticformer: LayerNorm over one row of N features (normative).
 //   mean = sum(x) / N,  var = sum((x - mean)^2) / N   (both sums in the canonical lane order)
 //   y = (x - mean) * rstd * gamma + beta,  rstd = 1 / sqrt(var + eps)
-// x and y may be the same buffer.
+// x and y may be the same buffer. gamma and beta are float or binary16 bits (f16 weights),
+// widened exactly (math::widen).
 #pragma once
 
 #include <cmath>
 
+#include "../math/fp16.hpp"
 #include "reduce.hpp"
 
 namespace staticformer {
@@ -38,13 +40,13 @@ inline norm_stats layer_norm_stats(const float* x, float eps) noexcept {
     return {mean, rstd_of<N>(squares, eps)};
 }
 
-inline float layer_norm_output(float x, norm_stats s, float gamma, float beta) noexcept {
-    return std::fma((x - s.mean) * s.rstd, gamma, beta);
+template <class W>
+inline float layer_norm_output(float x, norm_stats s, W gamma, W beta) noexcept {
+    return std::fma((x - s.mean) * s.rstd, math::widen(gamma), math::widen(beta));
 }
 
-template <int N>
-inline void layer_norm(const float* x, int rows, const float* gamma, const float* beta, float eps,
-                       float* y) noexcept {
+template <int N, class W>
+inline void layer_norm(const float* x, int rows, const W* gamma, const W* beta, float eps, float* y) noexcept {
     for (int r = 0; r < rows; ++r) {
         const norm_stats s = layer_norm_stats<N>(x + r * N, eps);
         for (int i = 0; i < N; ++i) y[r * N + i] = layer_norm_output(x[r * N + i], s, gamma[i], beta[i]);

@@ -14,12 +14,12 @@ namespace staticformer {
 
 template <>
 struct kernel_set<simd> {
-    template <int In, int Out, int WStride = Out>
-    static void linear(const float* x, int rows, const float* w, const float* b, float* y) noexcept {
+    template <int In, int Out, int WStride = Out, class W>
+    static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
         kernels::simd::linear<In, Out, WStride>(x, rows, w, b, y);
     }
-    template <int N>
-    static void layer_norm(const float* x, int rows, const float* g, const float* b, float eps, float* y) noexcept {
+    template <int N, class W>
+    static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         kernels::simd::layer_norm<N>(x, rows, g, b, eps, y);
     }
     template <int HeadDim, int KStride>
