@@ -1,7 +1,8 @@
-// Writes the reference backend's outputs for every test case and weight precision (f32, and
-// f16: the same weights rounded to binary16), one file per case, precision, valid_len and
-// input: <case>_<precision>_<valid_len>_<input>.bin. Built once with the baseline flags (no
-// -march, -ffp-contract=off); every other build and target must reproduce these bytes exactly.
+// Writes the reference backend's outputs for every test case and weight precision (f32; f16:
+// the same weights rounded to binary16; int8: the same weights quantised), one file per case,
+// precision, valid_len and input: <case>_<precision>_<valid_len>_<input>.bin. Built once with
+// the baseline flags (no -march, -ffp-contract=off); every other build and target must
+// reproduce these bytes exactly.
 #include <cstdio>
 
 #include "common/cases.hpp"
@@ -15,15 +16,12 @@ int failures = 0;
 
 template <class Cfg, class P>
 void write_case(const std::string& dir, const char* name) {
-    const auto& w = weights_for<Cfg, P>();
-    static sf::workspace<Cfg> ws;
     for (input_kind kind : {input_kind::normal, input_kind::large}) {
-        const std::vector<float> x = make_input<Cfg>(kind);
         for (int n : valid_lens<Cfg>()) {
-            std::vector<float> y(x.size());
-            const sf::status s = sf::forward<sf::reference>(w, ws, x.data(), y.data(), n);
+            sf::status s;
+            const std::vector<unsigned char> y = output_bytes<Cfg, P, sf::reference>(kind, n, s);
             const std::string path = output_file(dir, name, precision_name<P>, n, kind);
-            if (s != sf::status::ok || !write_file(path, y.data(), y.size() * sizeof(float))) {
+            if (s != sf::status::ok || !write_file(path, y.data(), y.size())) {
                 std::fprintf(stderr, "failed: %s (%s)\n", path.c_str(), sf::to_string(s));
                 ++failures;
             }
@@ -40,7 +38,8 @@ int main(int argc, char** argv) {
     }
 #define WRITE_CASE(name)                       \
     write_case<name, sf::f32>(argv[1], #name); \
-    write_case<name, sf::f16>(argv[1], #name);
+    write_case<name, sf::f16>(argv[1], #name); \
+    write_case<name, sf::int8>(argv[1], #name);
     STATICFORMER_TEST_CASES(WRITE_CASE)
 #undef WRITE_CASE
     std::printf("reference outputs written to %s (%d failures)\n", argv[1], failures);

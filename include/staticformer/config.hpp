@@ -59,6 +59,12 @@ struct int8 {};
 struct reference {};  // normative scalar kernels
 struct simd {};       // xsimd kernels, bit-identical to reference
 
+#if STATICFORMER_HAS_SIMD
+using default_backend = simd;
+#else
+using default_backend = reference;
+#endif
+
 enum class activation_kind { relu, gelu, gelu_tanh };
 
 namespace detail {

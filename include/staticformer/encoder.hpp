@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "encoder_int8.hpp"
 #include "reference/kernels.hpp"
 #include "status.hpp"
 #include "weights.hpp"
@@ -20,12 +21,6 @@
 #endif
 
 namespace staticformer {
-
-#if STATICFORMER_HAS_SIMD
-using default_backend = simd;
-#else
-using default_backend = reference;
-#endif
 
 // All activation memory of one forward pass. The caller's output buffer holds the residual
 // stream; attention keeps keys and values for the whole sequence but never a score matrix:
@@ -171,28 +166,30 @@ template <class Cfg, class P = f32, class Backend = default_backend>
 class encoder {
     static_assert(is_encoder_config<Cfg>::value, "encoder needs an encoder_config as its first argument");
     static_assert(is_precision<P>, "precision must be staticformer::f32, f16 or int8");
-    static_assert(!is_precision<P> || std::is_same<P, f32>::value || std::is_same<P, f16>::value,
-                  "this precision is not available yet: encoder supports f32 and f16");
     static_assert(detail::backend_check<P, Backend>::value, "");
+    static constexpr bool is_int8 = std::is_same<P, int8>::value;
 
 public:
     using config = Cfg;
     using precision = P;
     using backend = Backend;
     using weights_type = encoder_weights<Cfg, P>;
-    using workspace_type = workspace<Cfg>;
+    using workspace_type = std::conditional_t<is_int8, workspace_int8<Cfg>, workspace<Cfg>>;
+    // float for f32 and f16 (float activations), std::int8_t for int8 (quantised with
+    // weights().input and weights().output).
+    using value_type = std::conditional_t<is_int8, std::int8_t, float>;
 
     static constexpr int seq_len = Cfg::seq_len;
     static constexpr int d_model = Cfg::d_model;
-    static constexpr std::size_t io_floats = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static constexpr std::size_t io_values = std::size_t(Cfg::seq_len) * Cfg::d_model;
     // Bytes of the weights (flash) and of the workspace (RAM). f16 weights take half the bytes
-    // of f32 ones; the workspace (float activations) is the same for both.
+    // of f32 ones with the same float workspace; int8 weights and workspace are about a quarter.
     static constexpr std::size_t weight_bytes = sizeof(weights_type);
     static constexpr std::size_t workspace_bytes = sizeof(workspace_type);
 
     explicit encoder(const weights_type& w) noexcept : weights_(&w) {}
 
-    status forward(const float* x, float* y, int valid_len) noexcept {
+    status forward(const value_type* x, value_type* y, int valid_len) noexcept {
         return staticformer::forward<Backend>(*weights_, workspace_, x, y, valid_len);
     }
 

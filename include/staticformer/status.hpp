@@ -18,6 +18,7 @@ enum class status : int {
     blob_bad_size,        // payload size differs from sizeof(encoder_weights<...>)
     blob_bad_checksum,
     blob_misaligned,      // zero-copy needs the blob at an address aligned for its weights
+    blob_bad_quantization,  // int8: a multiplier, shift or zero point out of its range
 };
 
 // A short, stable, human-readable name for logs.
@@ -36,6 +37,7 @@ constexpr const char* to_string(status s) noexcept {
     case status::blob_bad_size: return "blob_bad_size";
     case status::blob_bad_checksum: return "blob_bad_checksum";
     case status::blob_misaligned: return "blob_misaligned";
+    case status::blob_bad_quantization: return "blob_bad_quantization";
     }
     return "unknown";
 }

@@ -18,13 +18,14 @@
 #include "config.hpp"
 #include "math/fp16.hpp"
 #include "status.hpp"
+#include "weights_int8.hpp"
 
 namespace staticformer {
 
 // The element type a precision stores its weights in.
 template <class P>
 struct weight_element {
-    using type = float;  // int8: not available yet (encoder_weights rejects it)
+    using type = float;  // int8 has its own layout (weights_int8.hpp)
 };
 template <>
 struct weight_element<f16> {
@@ -68,7 +69,7 @@ template <class Cfg, class P>
 struct encoder_weights {
     static_assert(is_encoder_config<Cfg>::value, "encoder_weights needs an encoder_config");
     static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
-                  "this precision is not available yet: encoder_weights supports f32 and f16");
+                  "precision must be staticformer::f32, f16 or int8");
     using config = Cfg;
     using precision = P;
     using element = weight_element_t<P>;  // float, or std::uint16_t holding binary16 bits
@@ -143,7 +144,7 @@ inline void convert_weights(const encoder_weights<Cfg, PIn>& in, encoder_weights
 //              1 gelu, 2 gelu_tanh)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits)
 //    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
-//              (f16) values, little-endian
+//              (f16) values, or the int8 layout of weights_int8.hpp, little-endian
 //    48     8  payload size in bytes
 //    56     4  CRC-32 (IEEE 802.3, as zlib.crc32) of the payload
 //    60     4  CRC-32 of header bytes [0, 60)
@@ -253,6 +254,8 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
     const unsigned char* payload = bytes + blob::header_bytes;
     if (h.payload_crc != blob::crc32(payload, sizeof(weights))) return status::blob_bad_checksum;
     if (reinterpret_cast<std::uintptr_t>(payload) % alignof(weights) != 0) return status::blob_misaligned;
+    if constexpr (std::is_same<P, int8>::value)
+        if (!is_valid(*reinterpret_cast<const weights*>(payload))) return status::blob_bad_quantization;
     out = reinterpret_cast<const weights*>(payload);
     return status::ok;
 }

@@ -2,6 +2,8 @@
 // reference-output generator. Shapes are chosen to be multiples of no SIMD width.
 #pragma once
 
+#include <staticformer/quant/convert.hpp>
+#include <staticformer/quant/quantize.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <string>
@@ -52,30 +54,11 @@ void make_weights(sf::encoder_weights<Cfg, sf::f32>& w, std::uint64_t seed) {
     }
 }
 
-// One static weights object per configuration and precision (encoder_weights can be large for
-// a stack). The f16 weights are the f32 ones rounded by the library's software conversion.
-template <class Cfg, class P = sf::f32>
-const sf::encoder_weights<Cfg, P>& weights_for() {
-    static sf::encoder_weights<Cfg, P> w;
-    static const bool made = [] {
-        if constexpr (std::is_same<P, sf::f32>::value)
-            make_weights<Cfg>(w, 0x5eed0000u + Cfg::d_model * 131u + Cfg::seq_len);
-        else
-            sf::convert_weights(weights_for<Cfg, sf::f32>(), w);
-        return true;
-    }();
-    (void)made;
-    return w;
-}
-
-template <class P>
-constexpr const char* precision_name = std::is_same<P, sf::f16>::value ? "f16" : "f32";
-
 enum class input_kind { normal, large };
 inline const char* name_of(input_kind k) { return k == input_kind::normal ? "normal" : "large"; }
 
 // Input rows: "normal" is uniform in [-2, 2); "large" in [-256, 256) with a few extreme values,
-// to drive softmax, exp and GELU into their clamps.
+// to drive softmax, exp and GELU into their clamps (and the int8 input into saturation).
 template <class Cfg>
 std::vector<float> make_input(input_kind kind) {
     std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model);
@@ -84,6 +67,74 @@ std::vector<float> make_input(input_kind kind) {
     if (kind == input_kind::large)
         for (std::size_t i = 0; i < x.size(); i += 7) x[i] = (i % 2 ? -1.0f : 1.0f) * 3.0e4f;
     return x;
+}
+
+// One static weights object per configuration and precision (encoder_weights can be large for
+// a stack). The f16 weights are the f32 ones rounded by the library's software conversion; the
+// int8 weights are the f32 ones quantised by the library's quantiser, on the target itself,
+// calibrated on the "normal" input and more rows like it, 64 rows at least (min-max for even
+// d_model, the 99.9th percentile for odd).
+template <class Cfg, class P = sf::f32>
+const sf::encoder_weights<Cfg, P>& weights_for() {
+    static sf::encoder_weights<Cfg, P> w;
+    static const bool made = [] {
+        if constexpr (std::is_same<P, sf::f32>::value) {
+            make_weights<Cfg>(w, 0x5eed0000u + Cfg::d_model * 131u + Cfg::seq_len);
+        } else if constexpr (std::is_same<P, sf::f16>::value) {
+            sf::convert_weights(weights_for<Cfg, sf::f32>(), w);
+        } else {
+            sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
+            c.observe(make_input<Cfg>(input_kind::normal).data(), Cfg::seq_len);
+            for (int k = 1; k * Cfg::seq_len < 64; ++k) {  // at least 64 rows of calibration data
+                std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model);
+                splitmix64 g{0x5000u + std::uint64_t(k)};
+                fill_uniform(x.data(), x.size(), g, 2.0f);
+                c.observe(x.data(), Cfg::seq_len);
+            }
+            sf::quant::options o;
+            if (Cfg::d_model % 2) o.range = sf::quant::method::percentile, o.percentile = 99.9;
+            c.quantize(w, o);
+        }
+        return true;
+    }();
+    (void)made;
+    return w;
+}
+
+template <class P>
+constexpr const char* precision_name = std::is_same<P, sf::f16>::value    ? "f16"
+                                       : std::is_same<P, sf::int8>::value ? "int8"
+                                                                          : "f32";
+
+// The int8 encoder's input: make_input() quantised with the weights' input quantisation.
+template <class Cfg>
+std::vector<std::int8_t> make_input_int8(input_kind kind) {
+    const std::vector<float> x = make_input<Cfg>(kind);
+    std::vector<std::int8_t> q(x.size());
+    sf::quantize_input(weights_for<Cfg, sf::int8>(), x.data(), q.data(), x.size());
+    return q;
+}
+
+// The output bytes of one forward pass of the test case's encoder (float rows for f32 and f16,
+// int8 rows for int8) on input `kind` with valid_len n; s receives the status.
+template <class Cfg, class P, class Backend>
+std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
+    const auto& w = weights_for<Cfg, P>();
+    std::vector<unsigned char> bytes;
+    if constexpr (std::is_same<P, sf::int8>::value) {
+        static sf::workspace_int8<Cfg> ws;
+        const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
+        std::vector<std::int8_t> y(x.size(), 99);
+        s = sf::forward<Backend>(w, ws, x.data(), y.data(), n);
+        bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
+    } else {
+        static sf::workspace<Cfg> ws;
+        const std::vector<float> x = make_input<Cfg>(kind);
+        std::vector<float> y(x.size(), 123.0f);
+        s = sf::forward<Backend>(w, ws, x.data(), y.data(), n);
+        bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
+    }
+    return bytes;
 }
 
 template <class Cfg>

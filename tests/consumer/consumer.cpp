@@ -59,7 +59,7 @@ void fill_weights() {
 
 template <class Encoder>
 bool run(const char* name, Encoder& enc, const float* x, float* y) {
-    for (std::size_t i = 0; i < Encoder::io_floats; ++i) y[i] = 42.0f;  // stale data to overwrite
+    for (std::size_t i = 0; i < Encoder::io_values; ++i) y[i] = 42.0f;  // stale data to overwrite
     const sf::status s = enc.forward(x, y, valid_len);
     bool padded_zero = true, finite = true;
     for (int r = 0; r < cfg::seq_len; ++r)

@@ -1,0 +1,131 @@
+// staticformer: the int8 encoder's workspace and composition (normative: the order of stages and
+// the buffers they use are part of the arithmetic). The same stages as the float composition in
+// encoder.hpp, on int8 tensors; every step is integer-only (kernels in reference/int8.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "config.hpp"
+#include "reference/int8.hpp"
+#include "status.hpp"
+#include "weights_int8.hpp"
+#if STATICFORMER_HAS_SIMD
+#include "simd/int8.hpp"
+#endif
+
+namespace staticformer {
+
+// All activation memory of one int8 forward pass; the caller's output buffer holds the stream.
+template <class Cfg>
+struct workspace_int8 {
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    alignas(64) std::int8_t keys_t[D * S];  // keys transposed: keys_t[c * S + j]
+    alignas(64) std::int8_t values[S * D];  // values[j * D + c]
+    alignas(64) std::int8_t normed[T * D];  // LayerNorm of a tile (pre-norm)
+    alignas(64) std::int8_t query[T * D];   // queries of a tile, overwritten head by head by their context
+    alignas(64) std::int8_t proj[T * D];    // keys of a tile; output projection and FFN output of a tile
+    alignas(64) std::int8_t hidden[T * F];  // FFN hidden layer of a tile
+    alignas(64) std::int32_t scores[S];     // one row of attention scores, then their exponentials
+    alignas(64) std::int16_t probs[S];      // one row of Q15 attention probabilities
+};
+
+namespace detail {
+
+template <class Cfg, class K>
+struct composition_int8 {
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    static constexpr int H = Cfg::heads, Dh = Cfg::head_dim;
+    using layer = layer_weights_int8<Cfg>;
+    using workspace = workspace_int8<Cfg>;
+
+    static const std::int8_t* block_input(const std::int8_t* x, int rows, const layer_norm_int8<D>& norm,
+                                          std::int8_t* normed) noexcept {
+        if constexpr (Cfg::norm_first) {
+            K::layer_norm(x, rows, norm, normed);
+            return normed;
+        } else {
+            return x;
+        }
+    }
+
+    static void attention_block(const layer& w, std::int8_t* y, int n, workspace& ws) noexcept {
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            const std::int8_t* src = block_input(y + r0 * D, rows, w.norm1, ws.normed);
+            K::linear(src, rows, w.key, ws.proj);
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < D; ++c) ws.keys_t[c * S + r0 + r] = ws.proj[r * D + c];
+            K::linear(src, rows, w.value, ws.values + r0 * D);
+        }
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            std::int8_t* x = y + r0 * D;
+            const std::int8_t* src = block_input(x, rows, w.norm1, ws.normed);
+            K::linear(src, rows, w.query, ws.query);
+            for (int r = 0; r < rows; ++r) {
+                for (int h = 0; h < H; ++h) {
+                    std::int8_t* q = ws.query + r * D + h * Dh;
+                    K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
+                    K::softmax(ws.scores, n, w.attention.logits, ws.probs);
+                    K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, n, w.attention.context, q);
+                }
+            }
+            K::linear(ws.query, rows, w.out, ws.proj);
+            K::add(x, ws.proj, rows * D, w.residual1);
+            if constexpr (!Cfg::norm_first) K::layer_norm(x, rows, w.norm1, x);
+        }
+    }
+
+    static void feed_forward_block(const layer& w, std::int8_t* y, int n, workspace& ws) noexcept {
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            std::int8_t* x = y + r0 * D;
+            const std::int8_t* src = block_input(x, rows, w.norm2, ws.normed);
+            K::linear(src, rows, w.ff1, ws.hidden);
+            K::activate(ws.hidden, rows * F, w.activation);
+            K::linear(ws.hidden, rows, w.ff2, ws.proj);
+            K::add(x, ws.proj, rows * D, w.residual2);
+            if constexpr (!Cfg::norm_first) K::layer_norm(x, rows, w.norm2, x);
+        }
+    }
+
+    static void run(const encoder_weights<Cfg, int8>& w, std::int8_t* y, int n, workspace& ws) noexcept {
+        for (int l = 0; l < Cfg::layers; ++l) {
+            attention_block(w.layer[l], y, n, ws);
+            feed_forward_block(w.layer[l], y, n, ws);
+        }
+        if constexpr (Cfg::has_final_norm) K::layer_norm(y, n, w.final_norm.norm, y);
+    }
+};
+
+// Validates the call, stages the input into y, runs the composition with kernel set K and
+// sets the padded rows to the output's zero point (the int8 code of 0.0).
+template <class Cfg, class K>
+inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg>& ws, const std::int8_t* x,
+                           std::int8_t* y, int valid_len) noexcept {
+    constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    if (x == nullptr || y == nullptr) return status::null_pointer;
+    if (valid_len <= 0 || valid_len > Cfg::seq_len) return status::bad_valid_len;
+    const auto xa = reinterpret_cast<std::uintptr_t>(x), ya = reinterpret_cast<std::uintptr_t>(y);
+    if (xa != ya && xa < ya + count && ya < xa + count) return status::overlapping_buffers;
+    const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
+    if (x != y) std::memcpy(y, x, valid);
+    composition_int8<Cfg, K>::run(w, y, valid_len, ws);
+    std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
+    return status::ok;
+}
+
+}  // namespace detail
+
+// Runs one int8 forward pass with caller-owned workspace. x and y hold seq_len * d_model int8
+// values, row-major, quantised with w.input and w.output (quant/convert.hpp converts floats on
+// the host); y may equal x but must not partly overlap it.
+template <class Backend = default_backend, class Cfg>
+inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg>& ws, const std::int8_t* x,
+                      std::int8_t* y, int valid_len) noexcept {
+    return detail::forward_int8<Cfg, int8_kernel_set<Backend>>(w, ws, x, y, valid_len);
+}
+
+}  // namespace staticformer

@@ -1,0 +1,111 @@
+// staticformer: integer arithmetic of the int8 path (normative). One requantisation routine,
+// rescale(), with one rounding; an integer square root; the table behind the integer softmax.
+// Everything here is integer-only: the int8 forward pass performs no floating-point operation.
+#pragma once
+
+#include <cstdint>
+
+namespace staticformer {
+namespace math {
+
+static_assert((-3 >> 1) == -2 && (std::int64_t(-3) >> 1) == -2,
+              "the int8 path needs arithmetic right shifts of negative integers (floor division)");
+
+// A real factor m * 2^-shift with 0 <= m < 2^31 and 1 <= shift <= 62 (the quantiser only
+// produces such pairs and load_blob rejects others).
+struct fixed_multiplier {
+    std::int32_t multiplier;
+    std::int32_t shift;
+};
+
+constexpr bool is_valid(std::int32_t multiplier, std::int32_t shift) noexcept {
+    return multiplier >= 0 && shift >= 1 && shift <= 62;
+}
+
+// THE requantisation routine: round(acc * multiplier / 2^shift), ties toward +infinity, computed
+// exactly in 64 bits and rounded once (no "doubling high multiply" followed by a second
+// rounding shift), then saturated to +-2^30 so that adding a zero point cannot overflow.
+constexpr std::int32_t rescale(std::int32_t acc, std::int32_t multiplier, std::int32_t shift) noexcept {
+    const std::int64_t product = std::int64_t(acc) * multiplier;  // |product| < 2^62
+    const std::int64_t q = (product + (std::int64_t(1) << (shift - 1))) >> shift;
+    constexpr std::int64_t limit = std::int64_t(1) << 30;
+    return std::int32_t(q > limit ? limit : q < -limit ? -limit : q);
+}
+
+constexpr std::int8_t saturate_int8(std::int32_t v) noexcept {
+    return std::int8_t(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+// An int8 output: rescale() to the output scale, plus its zero point, saturated.
+constexpr std::int8_t requantize(std::int32_t acc, std::int32_t multiplier, std::int32_t shift,
+                                 std::int32_t zero_point) noexcept {
+    return saturate_int8(rescale(acc, multiplier, shift) + zero_point);
+}
+
+// floor(sqrt(v)), bit by bit.
+constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
+    std::uint64_t root = 0, bit = std::uint64_t(1) << 62;
+    while (bit > v) bit >>= 2;
+    while (bit != 0) {
+        if (v >= root + bit) {
+            v -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    return std::uint32_t(root);
+}
+
+// round(v / 2^n) for v >= 0, ties up.
+constexpr std::int32_t round_shift(std::int32_t v, int n) noexcept {
+    return n == 0 ? v : (v + (std::int32_t(1) << (n - 1))) >> n;
+}
+
+// ---- 2^-f, the integer softmax's exponential ----------------------------------------------
+//
+// exp2_table[i] = round(2^15 * 2^(-i/256)) for i = 0..256, computed at compile time (double
+// arithmetic in the compiler, never at run time): 32768 down to 16384.
+namespace detail {
+
+constexpr double sqrt_newton(double v) {
+    double x = v < 1.0 ? 1.0 : v;
+    for (int i = 0; i < 64; ++i) x = 0.5 * (x + v / x);
+    return x;
+}
+
+struct exp2_table_type {
+    std::uint16_t value[257];
+};
+
+constexpr exp2_table_type make_exp2_table() {
+    double step = 0.5;  // 2^(-1/256): the square root of 1/2, taken eight times
+    for (int i = 0; i < 8; ++i) step = sqrt_newton(step);
+    exp2_table_type t{};
+    double x = 32768.0;
+    for (int i = 0; i <= 256; ++i) {
+        t.value[i] = std::uint16_t(x + 0.5);
+        x *= step;
+    }
+    return t;
+}
+
+}  // namespace detail
+
+inline constexpr detail::exp2_table_type exp2_table = detail::make_exp2_table();
+static_assert(exp2_table.value[0] == 32768 && exp2_table.value[256] == 16384, "exp2_table end points");
+
+// 2^(-u / 2^16) in Q15 for u >= 0: the fraction's top 8 bits pick a table interval, its low 8
+// bits interpolate linearly, the integer part shifts (with rounding). 0 once below 2^-16.
+constexpr std::int32_t exp2_neg_q16(std::int32_t u) noexcept {
+    const int whole = u >> 16;
+    if (whole > 15) return 0;
+    const int i = (u >> 8) & 0xff, r = u & 0xff;
+    const std::int32_t a = exp2_table.value[i], b = exp2_table.value[i + 1];
+    const std::int32_t v = a - (((a - b) * r + 128) >> 8);
+    return round_shift(v, whole);
+}
+
+}  // namespace math
+}  // namespace staticformer

@@ -1,0 +1,291 @@
+// staticformer: the int8 quantisation scheme (host side), defined here once: f32 weights plus
+// calibration inputs -> encoder_weights<cfg, int8>. tools/export_pytorch.py --precision int8
+// drives this code; it does not restate any formula.
+//
+//   weights      per output channel, symmetric: scale = max |w| / 127, q = round(w / scale)
+//   activations  per tensor: queries, keys, values and attention context symmetric (zero point
+//                0); every other tensor asymmetric over [min(lo, 0), max(hi, 0)], 255 steps
+//   ranges       min-max of the calibration values, or their percentile (symmetric: of |x|;
+//                asymmetric: the (100 - p)th and pth)
+//   multipliers  m * 2^-shift with m < 2^15 (per-channel linear, add, LayerNorm gamma) or
+//                m < 2^31 (softmax logits, attention context), rounded to nearest
+// Only IEEE-exact double operations are used (+ - * /, sqrt, floor, frexp), so the result is the
+// same on every target.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "../encoder.hpp"
+#include "calibration.hpp"
+
+namespace staticformer {
+namespace quant {
+
+enum class method { min_max, percentile };
+
+struct options {
+    method range = method::min_max;
+    double percentile = 99.99;  // for method::percentile
+};
+
+// A tensor's chosen quantisation and the share of calibration values outside its range.
+struct tensor_report {
+    double scale = 1.0;
+    int zero_point = 0;
+    double clipped = 0.0;
+};
+
+struct layer_report {
+    tensor_report t[int(point::count)];
+};
+
+struct report {
+    tensor_report input, output;
+    std::vector<layer_report> layer;
+    std::size_t saturated_biases = 0;  // biases clamped to +-2^30 (a scale far too small)
+};
+
+namespace detail {
+
+constexpr double ln2 = 0.693147180559945309417232121458176568;
+
+inline double round_half_up(double v) { return std::floor(v + 0.5); }
+
+template <class T>
+T clamp_to(double v, double lo, double hi) {
+    return T(v < lo ? lo : v > hi ? hi : v);
+}
+
+// The value at fraction f of the sorted values (index floor(f * (n - 1))).
+inline double quantile(std::vector<float> v, double f) {
+    if (v.empty()) return 0.0;
+    const std::size_t k = std::size_t(f * double(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(k), v.end());
+    return v[k];
+}
+
+inline tensor_report choose(const std::vector<float>& v, const options& o, bool symmetric) {
+    constexpr double smallest = 1.0 / (1 << 20);  // a range no narrower than this
+    tensor_report t;
+    double lo = 0.0, hi = 0.0;
+    if (symmetric) {
+        std::vector<float> a(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) a[i] = std::fabs(v[i]);
+        double m = 0.0;
+        if (o.range == method::min_max)
+            for (float x : a) m = std::max(m, double(x));
+        else
+            m = quantile(a, o.percentile / 100.0);
+        m = std::max(m, smallest);
+        lo = -m, hi = m;
+        t.scale = m / 127.0;
+        t.zero_point = 0;
+    } else {
+        if (o.range == method::min_max) {
+            for (float x : v) lo = std::min(lo, double(x)), hi = std::max(hi, double(x));
+        } else {
+            lo = std::min(0.0, quantile(v, 1.0 - o.percentile / 100.0));
+            hi = std::max(0.0, quantile(v, o.percentile / 100.0));
+        }
+        if (hi - lo < smallest) hi = lo + smallest;
+        t.scale = (hi - lo) / 255.0;
+        t.zero_point = clamp_to<int>(round_half_up(-128.0 - lo / t.scale), -128, 127);
+    }
+    std::size_t out = 0;
+    for (float x : v) out += (x < lo || x > hi) ? 1 : 0;
+    t.clipped = v.empty() ? 0.0 : double(out) / double(v.size());
+    return t;
+}
+
+// real ~ m * 2^-shift with m < 2^bits as large as it can be; shift kept in [1, 62].
+inline math::fixed_multiplier encode(double real, int bits) {
+    if (!(real > 0.0)) return {0, 1};
+    int e = 0;
+    std::frexp(real, &e);  // real = f * 2^e, f in [0.5, 1)
+    int shift = bits - e;
+    shift = shift < 1 ? 1 : shift > 62 ? 62 : shift;
+    const double limit = std::ldexp(1.0, bits) - 1.0;
+    return {clamp_to<std::int32_t>(round_half_up(std::ldexp(real, shift)), 0.0, limit), shift};
+}
+
+inline std::int8_t quantize_value(double x, const tensor_report& q) {
+    return clamp_to<std::int8_t>(round_half_up(x / q.scale) + q.zero_point, -128, 127);
+}
+
+template <int In, int Out>
+void quantize_linear(const float* w, int w_stride, const float* b, const tensor_report& in, const tensor_report& out,
+                     linear_int8<In, Out>& q, report& rep) {
+    std::vector<double> real(Out);
+    for (int o = 0; o < Out; ++o) {
+        double m = 0.0;
+        for (int i = 0; i < In; ++i) m = std::max(m, double(std::fabs(w[i * w_stride + o])));
+        const double scale = m > 0.0 ? m / 127.0 : 1.0;
+        std::int64_t sum = 0;
+        for (int g = 0; g < q.in_groups; ++g)
+            for (int k = 0; k < 4; ++k) {
+                const int i = 4 * g + k;
+                const std::int8_t v = i < In ? clamp_to<std::int8_t>(round_half_up(w[i * w_stride + o] / scale), -127, 127) : 0;
+                q.w[g][o][k] = v;
+                sum += v;
+            }
+        const double bias = round_half_up(double(b[o]) / (in.scale * scale)) - double(in.zero_point) * double(sum);
+        constexpr double limit = double(1 << 30);
+        if (bias > limit || bias < -limit) ++rep.saturated_biases;
+        q.bias[o] = clamp_to<std::int32_t>(bias, -limit, limit);
+        real[o] = in.scale * scale / out.scale;
+    }
+    const double largest = *std::max_element(real.begin(), real.end());
+    q.shift = encode(largest, 15).shift;
+    for (int o = 0; o < Out; ++o)
+        q.multiplier[o] = clamp_to<std::int16_t>(round_half_up(std::ldexp(real[o], q.shift)), 0, 32767);
+    if (Out % 2) q.multiplier[Out] = 0;
+    q.output_zero_point = out.zero_point;
+}
+
+template <int N>
+void quantize_layer_norm(const float* gamma, const float* beta, float eps, const tensor_report& in,
+                         const tensor_report& out, layer_norm_int8<N>& q) {
+    double largest = 0.0;
+    for (int c = 0; c < N; ++c) largest = std::max(largest, std::fabs(double(gamma[c])) / out.scale);
+    int g = encode(largest, 15).shift;  // gamma * 2^g / s_out < 2^15
+    g = g > 14 ? 14 : g < -7 ? -7 : g;  // beta * 2^(8 + g) within 2^29 while it matters; shift >= 1
+    q.shift = 8 + g;
+    for (int c = 0; c < N; ++c) {
+        q.gamma[c] = clamp_to<std::int16_t>(round_half_up(std::ldexp(double(gamma[c]) / out.scale, g)), -32767, 32767);
+        q.beta[c] = clamp_to<std::int32_t>(round_half_up(std::ldexp(double(beta[c]) / out.scale, 8 + g)),
+                                           -double(1 << 29), double(1 << 29));
+    }
+    if (N % 2) q.gamma[N] = 0;
+    const double e = round_half_up(double(eps) * double(N) * double(N) / (in.scale * in.scale));
+    q.eps = clamp_to<std::int64_t>(e, 0.0, std::ldexp(1.0, 62));
+    q.output_zero_point = out.zero_point;
+}
+
+inline add_int8 quantize_add(const tensor_report& x, const tensor_report& a, const tensor_report& out) {
+    const double rx = x.scale / out.scale, ra = a.scale / out.scale;
+    add_int8 q{};
+    q.shift = encode(std::max(rx, ra), 15).shift;
+    q.x_multiplier = clamp_to<std::int32_t>(round_half_up(std::ldexp(rx, q.shift)), 0, 32767);
+    q.a_multiplier = clamp_to<std::int32_t>(round_half_up(std::ldexp(ra, q.shift)), 0, 32767);
+    q.x_zero_point = x.zero_point;
+    q.a_zero_point = a.zero_point;
+    q.output_zero_point = out.zero_point;
+    return q;
+}
+
+template <activation_kind Act>
+void activation_table(const tensor_report& in, const tensor_report& out, std::int8_t* table) {
+    for (int v = -128; v < 128; ++v) {
+        float x = float(double(v - in.zero_point) * in.scale);
+        kernels::reference::activate<Act>(&x, 1);
+        table[v + 128] = quantize_value(double(x), out);
+    }
+}
+
+}  // namespace detail
+
+// Collects calibration statistics: each observe() runs the f32 reference encoder on one input
+// (seq_len * d_model floats, valid_len real rows) and records its tensors.
+template <class Cfg>
+class calibrator {
+public:
+    explicit calibrator(const encoder_weights<Cfg, f32>& w) : weights_(w) { rec_.weights = &w; }
+
+    void observe(const float* x, int valid_len) {
+        static workspace<Cfg> ws;
+        std::vector<float> y(std::size_t(Cfg::seq_len) * Cfg::d_model);
+        const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
+        recording<Cfg>::append(rec_.input, x, valid);
+        detail::recorder<Cfg>::active = &rec_;
+        staticformer::detail::forward<Cfg, detail::recorder<Cfg>>(weights_, ws, x, y.data(), valid_len);
+        detail::recorder<Cfg>::active = nullptr;
+        recording<Cfg>::append(rec_.output, y.data(), valid);
+    }
+
+    // Chooses every tensor's range and quantises the weights into q.
+    report quantize(encoder_weights<Cfg, int8>& q, const options& o = {}) const {
+        using detail::choose;
+        constexpr int D = Cfg::d_model, F = Cfg::d_ff;
+        report rep;
+        rep.layer.resize(Cfg::layers);
+        rep.input = choose(rec_.input, o, false);
+        tensor_report stream = rep.input;  // the residual stream entering the layer
+        for (int l = 0; l < Cfg::layers; ++l) {
+            const auto& w = weights_.layer[l];
+            const observations& obs = rec_.layer[l];
+            auto& lq = q.layer[l];
+            tensor_report* t = rep.layer[l].t;
+            auto pick = [&](point p, bool symmetric) -> tensor_report& {
+                return t[int(p)] = choose(obs[p], o, symmetric);
+            };
+            const tensor_report& norm1_in = pick(point::norm1_in, false);
+            const tensor_report& norm1_out = pick(point::norm1_out, false);
+            const tensor_report& query = pick(point::query, true);
+            const tensor_report& key = pick(point::key, true);
+            const tensor_report& value = pick(point::value, true);
+            const tensor_report& context = pick(point::context, true);
+            const tensor_report& attention_out = pick(point::attention_out, false);
+            const tensor_report& norm2_in = pick(point::norm2_in, false);
+            const tensor_report& norm2_out = pick(point::norm2_out, false);
+            const tensor_report& ff1 = pick(point::ff1, false);
+            const tensor_report& activation = pick(point::activation, false);
+            const tensor_report& ff2 = pick(point::ff2, false);
+
+            // The attention block: pre-norm reads LN(stream) and adds into the stream; post-norm
+            // reads the stream, adds, then normalises.
+            const tensor_report stream_in = stream;
+            const tensor_report& attention_in = Cfg::norm_first ? norm1_out : stream_in;
+            detail::quantize_linear(&w.qkv_w[0][0], 3 * D, &w.qkv_b[0], attention_in, query, lq.query, rep);
+            detail::quantize_linear(&w.qkv_w[0][D], 3 * D, &w.qkv_b[D], attention_in, key, lq.key, rep);
+            detail::quantize_linear(&w.qkv_w[0][2 * D], 3 * D, &w.qkv_b[2 * D], attention_in, value, lq.value, rep);
+            lq.attention.logits = detail::encode(
+                65536.0 * query.scale * key.scale / (std::sqrt(double(Cfg::head_dim)) * detail::ln2), 31);
+            lq.attention.context = detail::encode(value.scale / (32768.0 * context.scale), 31);
+            detail::quantize_linear(&w.out_w[0][0], D, w.out_b, context, attention_out, lq.out, rep);
+            const tensor_report& residual1 = Cfg::norm_first ? norm2_in : norm1_in;
+            lq.residual1 = detail::quantize_add(stream_in, attention_out, residual1);
+            detail::quantize_layer_norm(w.norm1_gamma, w.norm1_beta, Cfg::eps, Cfg::norm_first ? stream_in : residual1,
+                                        norm1_out, lq.norm1);
+            const tensor_report stream_mid = Cfg::norm_first ? residual1 : norm1_out;
+
+            // The feed-forward block, likewise.
+            const tensor_report& ffn_in = Cfg::norm_first ? norm2_out : stream_mid;
+            detail::quantize_linear(&w.ff1_w[0][0], F, w.ff1_b, ffn_in, ff1, lq.ff1, rep);
+            detail::activation_table<Cfg::activation>(ff1, activation, lq.activation);
+            detail::quantize_linear(&w.ff2_w[0][0], D, w.ff2_b, activation, ff2, lq.ff2, rep);
+            const tensor_report residual2 = Cfg::norm_first ? stream_after(l, o) : norm2_in;
+            lq.residual2 = detail::quantize_add(stream_mid, ff2, residual2);
+            detail::quantize_layer_norm(w.norm2_gamma, w.norm2_beta, Cfg::eps, Cfg::norm_first ? stream_mid : residual2,
+                                        norm2_out, lq.norm2);
+            stream = Cfg::norm_first ? residual2 : norm2_out;
+        }
+        if constexpr (Cfg::has_final_norm) {
+            const tensor_report out = choose(rec_.final_out, o, false);
+            detail::quantize_layer_norm(weights_.final_norm.gamma, weights_.final_norm.beta, Cfg::eps, stream, out,
+                                        q.final_norm.norm);
+            stream = out;
+        }
+        rep.output = stream;
+        q.input = {float(rep.input.scale), rep.input.zero_point};
+        q.output = {float(rep.output.scale), rep.output.zero_point};
+        return rep;
+    }
+
+private:
+    // Pre-norm: the stream leaving layer l, recorded as the next LayerNorm's input (or the output).
+    tensor_report stream_after(int l, const options& o) const {
+        if (l + 1 < Cfg::layers) return detail::choose(rec_.layer[l + 1][point::norm1_in], o, false);
+        if (Cfg::has_final_norm) return detail::choose(rec_.final_in, o, false);
+        return detail::choose(rec_.output, o, false);
+    }
+
+    const encoder_weights<Cfg, f32>& weights_;
+    recording<Cfg> rec_;
+};
+
+}  // namespace quant
+}  // namespace staticformer

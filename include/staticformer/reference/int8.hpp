@@ -1,0 +1,141 @@
+// staticformer: the int8 kernels of the reference backend (normative) and its int8 kernel set.
+// Integer-only: every formula is the one documented beside its parameters in weights_int8.hpp.
+// Integer sums are exact, so an optimised kernel may add them in any order; what it must
+// reproduce is each rounding step, and those all live in math/fixed_point.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "../config.hpp"
+#include "../math/fixed_point.hpp"
+#include "../weights_int8.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace reference {
+
+// acc = bias[o] + sum_i x[i] * w[i][o]
+template <int In, int Out>
+inline std::int32_t linear_accumulator(const std::int8_t* x, const linear_int8<In, Out>& p, int o) noexcept {
+    std::int32_t acc = p.bias[o];
+    for (int i = 0; i < In; ++i) acc += std::int32_t(x[i]) * p.w[i / 4][o][i % 4];
+    return acc;
+}
+
+template <int In, int Out>
+inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; ++o)
+            y[r * Out + o] = math::requantize(linear_accumulator(x + r * In, p, o), p.multiplier[o], p.shift,
+                                              p.output_zero_point);
+}
+
+// One row; y may equal x.
+template <int N>
+inline void layer_norm_row(const std::int8_t* x, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    std::int32_t sum = 0, sum_sq = 0;
+    for (int c = 0; c < N; ++c) {
+        sum += x[c];
+        sum_sq += std::int32_t(x[c]) * x[c];
+    }
+    const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
+    const std::uint32_t den = math::isqrt(std::uint64_t(variance + p.eps));
+    const std::int64_t reciprocal = den == 0 ? 0 : (std::int64_t(1) << 40) / den;
+    for (int c = 0; c < N; ++c) {
+        const std::int64_t centred = std::int64_t(N) * x[c] - sum;
+        const std::int32_t z = std::int32_t((centred * reciprocal + (std::int64_t(1) << 31)) >> 32);  // Q8
+        y[c] = math::requantize(z * p.gamma[c] + p.beta[c], 1, p.shift, p.output_zero_point);
+    }
+}
+
+template <int N>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    for (int r = 0; r < rows; ++r) layer_norm_row(x + r * N, p, y + r * N);
+}
+
+// s[j] = sum_d q[d] * kt[d * KStride + j] for the n valid keys (keys stored transposed).
+template <int HeadDim, int KStride>
+inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+    for (int j = 0; j < n; ++j) {
+        std::int32_t acc = 0;
+        for (int d = 0; d < HeadDim; ++d) acc += std::int32_t(q[d]) * kt[d * KStride + j];
+        s[j] = acc;
+    }
+}
+
+// Scores s[0..n) (overwritten by the exponentials) -> Q15 probabilities p.
+inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    std::int32_t max = s[0];
+    for (int j = 1; j < n; ++j) max = s[j] > max ? s[j] : max;
+    std::int32_t sum = 0;
+    for (int j = 0; j < n; ++j) {
+        s[j] = math::exp2_neg_q16(math::rescale(max - s[j], logits.multiplier, logits.shift));
+        sum += s[j];
+    }
+    const std::int64_t reciprocal = (std::int64_t(1) << 46) / sum;  // sum >= 2^15: the maximum's term
+    for (int j = 0; j < n; ++j) {
+        const std::int64_t q = (s[j] * reciprocal + (std::int64_t(1) << 30)) >> 31;
+        p[j] = std::int16_t(q > 32767 ? 32767 : q);
+    }
+}
+
+// ctx[d] = requantize(sum_j p[j] * v[j * VStride + d], context, 0)
+template <int HeadDim, int VStride>
+inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                              std::int8_t* ctx) noexcept {
+    for (int d = 0; d < HeadDim; ++d) {
+        std::int32_t acc = 0;
+        for (int j = 0; j < n; ++j) acc += std::int32_t(p[j]) * v[j * VStride + d];
+        ctx[d] = math::requantize(acc, context.multiplier, context.shift, 0);
+    }
+}
+
+inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+    for (int i = 0; i < n; ++i) x[i] = table[x[i] + 128];
+}
+
+// x = x + a, each in its own scale, into the output's scale.
+inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+    for (int i = 0; i < n; ++i) {
+        const std::int32_t acc = (x[i] - p.x_zero_point) * p.x_multiplier + (a[i] - p.a_zero_point) * p.a_multiplier;
+        x[i] = math::requantize(acc, 1, p.shift, p.output_zero_point);
+    }
+}
+
+}  // namespace reference
+}  // namespace kernels
+
+template <class Backend>
+struct int8_kernel_set;
+
+template <>
+struct int8_kernel_set<reference> {
+    template <int In, int Out>
+    static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+        kernels::reference::linear(x, rows, p, y);
+    }
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        kernels::reference::layer_norm(x, rows, p, y);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+        kernels::reference::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        kernels::reference::softmax(s, n, m, p);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        kernels::reference::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+        kernels::reference::activate(x, n, table);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+        kernels::reference::add(x, a, n, p);
+    }
+};
+
+}  // namespace staticformer

@@ -1,0 +1,157 @@
+// staticformer: the int8 weights, encoder_weights<cfg, int8> (normative layout).
+//
+// Every tensor of the int8 path is int8 with one scale and zero point per tensor:
+// real = scale * (q - zero_point). Weights are int8 per output channel (symmetric), biases are
+// int32 in the units of input scale x weight scale with the input's zero point folded in, and
+// each step from an int32 accumulator to an int8 output is math::rescale() with a stored
+// multiplier and shift. The scales themselves (floats) are kept only for the encoder's input and
+// output, for host code that converts; the forward pass never reads them.
+// The parameters are produced by quant/quantize.hpp from f32 weights and calibration inputs.
+#pragma once
+
+#include <cstdint>
+
+#include "config.hpp"
+#include "math/fixed_point.hpp"
+
+namespace staticformer {
+
+// real = scale * (q - zero_point)
+struct quantization {
+    float scale;
+    std::int32_t zero_point;
+};
+
+// y = x W + b for int8 x (In per row) and int8 y (Out per row):
+//   acc[o] = bias[o] + sum_i x[i] * w[i / 4][o][i % 4]        (exact, int32)
+//   y[o]   = requantize(acc[o], multiplier[o], shift, output_zero_point)
+// Weights are grouped by four inputs per output (zero beyond In), the layout of the widening
+// dot-product instructions (x86 VPDPBUSD, Arm SDOT, Cortex-M SMLAD after SXTB16).
+template <int In, int Out>
+struct linear_int8 {
+    static_assert(In <= 65536, "int8 linear: at most 65536 inputs (the int32 accumulator must not overflow)");
+    static constexpr int in_groups = (In + 3) / 4;
+    std::int8_t w[in_groups][Out][4];
+    std::int32_t bias[Out];
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+    std::int16_t multiplier[Out + Out % 2];  // output o's multiplier (< 2^15); even count: no padding
+};
+
+// LayerNorm of int8 rows of N values x, integer-only. With s = sum x, q = sum x^2:
+//   den  = isqrt(N q - s^2 + eps)                     (eps in the units of N q - s^2)
+//   z[c] = round(2^8 (N x[c] - s) / den)               via a reciprocal: (N x[c] - s) * floor(2^40 / den)
+//   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)
+// The input's scale and zero point cancel in z; only eps depends on the input scale.
+template <int N>
+struct layer_norm_int8 {
+    static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
+    std::int64_t eps;
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+    std::int32_t beta[N];
+    std::int16_t gamma[N + N % 2];
+};
+
+// x + a for two int8 tensors of different scales, into the output's scale:
+//   y = requantize((x - x_zero_point) * x_multiplier + (a - a_zero_point) * a_multiplier, 1, shift, output_zero_point)
+struct add_int8 {
+    std::int32_t x_zero_point, a_zero_point;
+    std::int32_t x_multiplier, a_multiplier;  // < 2^15
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+};
+
+// Attention on symmetric int8 queries, keys and values (zero point 0).
+//   score[j] = sum_d q[d] k[j][d]                                    (int32)
+//   u[j]     = rescale(max_j score - score[j], logits)                (Q16, in units of log2)
+//   e[j]     = math::exp2_neg_q16(u[j])                               (Q15, 2^15 for the maximum)
+//   p[j]     = min(32767, (e[j] * floor(2^46 / sum e) + 2^30) >> 31)  (Q15 probabilities)
+//   ctx[d]   = requantize(sum_j p[j] v[j][d], context, 0)
+// logits holds 2^16 * s_q * s_k / (sqrt(head_dim) * ln 2); context holds s_v / (2^15 s_ctx).
+struct attention_int8 {
+    math::fixed_multiplier logits;
+    math::fixed_multiplier context;
+};
+
+template <class Cfg>
+struct layer_weights_int8 {
+    static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
+    layer_norm_int8<D> norm1;
+    linear_int8<D, D> query, key, value;
+    attention_int8 attention;
+    linear_int8<D, D> out;
+    add_int8 residual1;  // the stream plus the attention output
+    layer_norm_int8<D> norm2;
+    linear_int8<D, F> ff1;
+    std::int8_t activation[256];  // activation(x) for x = -128..127, at index x + 128
+    linear_int8<F, D> ff2;
+    add_int8 residual2;  // the stream plus the feed-forward output
+};
+
+template <int D, bool Present>
+struct final_norm_int8 {
+    layer_norm_int8<D> norm;
+};
+template <int D>
+struct final_norm_int8<D, false> {};
+
+template <class Cfg, class P>
+struct encoder_weights;
+
+template <class Cfg>
+struct encoder_weights<Cfg, int8> {
+    static_assert(is_encoder_config<Cfg>::value, "encoder_weights needs an encoder_config");
+    static_assert(Cfg::d_model <= 4096 && Cfg::d_ff <= 65536,
+                  "int8: d_model at most 4096 and d_ff at most 65536 (int32 accumulators)");
+    static_assert(Cfg::seq_len <= 65535, "int8: seq_len at most 65535 (the softmax sum must fit in int32)");
+    static_assert(Cfg::head_dim <= 32768, "int8: head_dim at most 32768 (attention scores must fit in int32)");
+    using config = Cfg;
+    using precision = int8;
+    quantization input;   // how the caller quantises the encoder's input rows
+    quantization output;  // how to read the encoder's output rows
+    layer_weights_int8<Cfg> layer[Cfg::layers];
+    final_norm_int8<Cfg::d_model, Cfg::has_final_norm> final_norm;
+};
+
+// Every multiplier and shift in range (load_blob checks this for blobs from outside).
+namespace detail {
+
+constexpr bool is_zero_point(std::int32_t z) noexcept { return z >= -128 && z <= 127; }
+
+template <int In, int Out>
+constexpr bool is_valid(const linear_int8<In, Out>& l) noexcept {
+    if (!math::is_valid(0, l.shift) || !is_zero_point(l.output_zero_point)) return false;
+    for (int o = 0; o < Out; ++o)
+        if (l.multiplier[o] < 0) return false;
+    return true;
+}
+template <int N>
+constexpr bool is_valid(const layer_norm_int8<N>& n) noexcept {
+    return n.eps >= 0 && n.eps <= (std::int64_t(1) << 62) && math::is_valid(1, n.shift) &&
+           is_zero_point(n.output_zero_point);
+}
+constexpr bool is_valid(const add_int8& a) noexcept {
+    return math::is_valid(1, a.shift) && a.x_multiplier >= 0 && a.x_multiplier < 32768 && a.a_multiplier >= 0 &&
+           a.a_multiplier < 32768 && is_zero_point(a.x_zero_point) && is_zero_point(a.a_zero_point) &&
+           is_zero_point(a.output_zero_point);
+}
+
+}  // namespace detail
+
+template <class Cfg>
+constexpr bool is_valid(const encoder_weights<Cfg, int8>& w) noexcept {
+    for (const auto& l : w.layer) {
+        if (!detail::is_valid(l.norm1) || !detail::is_valid(l.norm2) || !detail::is_valid(l.query) ||
+            !detail::is_valid(l.key) || !detail::is_valid(l.value) || !detail::is_valid(l.out) ||
+            !detail::is_valid(l.ff1) || !detail::is_valid(l.ff2) || !detail::is_valid(l.residual1) ||
+            !detail::is_valid(l.residual2) ||
+            !math::is_valid(l.attention.logits.multiplier, l.attention.logits.shift) ||
+            !math::is_valid(l.attention.context.multiplier, l.attention.context.shift))
+            return false;
+    }
+    if constexpr (Cfg::has_final_norm) return detail::is_valid(w.final_norm.norm);
+    return true;
+}
+
+}  // namespace staticformer

@@ -1,0 +1,261 @@
+// The int8 path. FixedPoint: the requantisation routine, integer square root and exponential
+// against exact models. Int8Kernels: the reference kernels on saturating inputs (extreme
+// values, all-equal softmax rows, zero-variance LayerNorm rows). EncoderBitExactInt8: every
+// backend in this build reproduces the committed baseline reference outputs byte for byte.
+// Int8Encoder: padded rows, bad calls, memory. Int8Accuracy: SQNR against the f32 encoder on
+// inputs the quantiser did not see.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/cases.hpp"
+#include "common/files.hpp"
+#include "common/options.hpp"
+
+namespace {
+
+using namespace sftest;
+namespace math = sf::math;
+
+// ---- fixed point ---------------------------------------------------------------------------
+
+// rescale() in 128-bit arithmetic: floor((acc * m + 2^(shift-1)) / 2^shift), saturated.
+std::int32_t rescale_model(std::int32_t acc, std::int32_t m, int shift) {
+    const __int128 p = __int128(acc) * m + (__int128(1) << (shift - 1));
+    __int128 q = p / (__int128(1) << shift);
+    if (q * (__int128(1) << shift) > p) --q;  // floor for negative p
+    const __int128 limit = __int128(1) << 30;
+    return std::int32_t(q > limit ? limit : q < -limit ? -limit : q);
+}
+
+TEST(FixedPoint, RescaleMatchesExactModel) {
+    splitmix64 g{7};
+    const std::int32_t edges[] = {0, 1, -1, 2, -2, 3, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1};
+    for (std::int32_t acc : edges)
+        for (std::int32_t m : {0, 1, 32767, 1 << 30, 2147483647})
+            for (int shift : {1, 2, 15, 31, 32, 45, 62}) ASSERT_EQ(math::rescale(acc, m, shift), rescale_model(acc, m, shift));
+    for (int i = 0; i < 1000000; ++i) {
+        const std::int32_t acc = std::int32_t(g.next() >> (32 + g.next() % 32));
+        const std::int32_t signed_acc = (g.next() & 1) ? acc : -acc;
+        const std::int32_t m = std::int32_t(g.next() >> (33 + g.next() % 31));
+        const int shift = 1 + int(g.next() % 62);
+        ASSERT_EQ(math::rescale(signed_acc, m, shift), rescale_model(signed_acc, m, shift))
+            << signed_acc << " " << m << " " << shift;
+    }
+}
+
+TEST(FixedPoint, RescaleRoundsTiesUpOnce) {
+    EXPECT_EQ(math::rescale(5, 1, 1), 3);    // 2.5 -> 3
+    EXPECT_EQ(math::rescale(-5, 1, 1), -2);  // -2.5 -> -2
+    EXPECT_EQ(math::rescale(3, 1, 1), 2);    // 1.5 -> 2
+    EXPECT_EQ(math::rescale(-3, 1, 1), -1);  // -1.5 -> -1
+    // One rounding: 0.4999... does not become 0.5 through an intermediate rounding.
+    EXPECT_EQ(math::rescale((1 << 20) - 1, 1 << 10, 31), 0);
+    EXPECT_EQ(math::rescale(1 << 20, 1 << 10, 31), 1);
+    EXPECT_EQ(math::requantize(1000, 1, 1, 0), 127);
+    EXPECT_EQ(math::requantize(-1000, 1, 1, 0), -128);
+    EXPECT_EQ(math::requantize(10, 1, 1, -120), -115);
+    EXPECT_EQ(math::requantize(2147483647, 2147483647, 1, 127), 127);  // no overflow with a zero point
+}
+
+TEST(FixedPoint, IntegerSquareRoot) {
+    for (std::uint64_t v = 0; v < 200000; ++v) {
+        const std::uint64_t r = math::isqrt(v);
+        ASSERT_TRUE(r * r <= v && (r + 1) * (r + 1) > v) << v;
+    }
+    splitmix64 g{11};
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint64_t v = g.next() >> (1 + g.next() % 63);
+        const unsigned __int128 r = math::isqrt(v);
+        ASSERT_TRUE(r * r <= v && (r + 1) * (r + 1) > v) << v;
+    }
+    EXPECT_EQ(math::isqrt(~std::uint64_t(0) >> 1), 3037000499u);
+}
+
+TEST(FixedPoint, Exp2TableIsRoundedPowersOfTwo) {
+    for (int i = 0; i <= 256; ++i)
+        ASSERT_EQ(math::exp2_table.value[i], std::uint16_t(std::lround(32768.0L * std::exp2(-(long double)i / 256))))
+            << i;
+}
+
+TEST(FixedPoint, Exp2NegIsAccurateAndMonotonic) {
+    std::int32_t previous = 32768;
+    for (std::int32_t u = 0; u < (17 << 16); u += 7) {
+        const std::int32_t e = math::exp2_neg_q16(u);
+        ASSERT_LE(e, previous) << u;
+        ASSERT_NEAR(double(e), 32768.0 * std::exp2(-double(u) / 65536.0), 1.0) << u;
+        previous = e;
+    }
+    EXPECT_EQ(math::exp2_neg_q16(0), 32768);
+    EXPECT_EQ(math::exp2_neg_q16(1 << 30), 0);
+}
+
+// ---- kernels on saturating inputs -----------------------------------------------------------
+
+namespace k = sf::kernels::reference;
+
+TEST(Int8Kernels, SoftmaxAllEqualRowIsUniform) {
+    for (int n : {1, 2, 3, 7, 64, 1000}) {
+        std::vector<std::int32_t> s(n, -123456);
+        std::vector<std::int16_t> p(n);
+        k::softmax(s.data(), n, {1 << 30, 40}, p.data());
+        const int expected = n == 1 ? 32767 : int(std::lround(32768.0 / n));
+        for (int j = 0; j < n; ++j) ASSERT_NEAR(p[j], expected, 1) << n;
+    }
+}
+
+TEST(Int8Kernels, SoftmaxExtremeScores) {
+    const std::int32_t big = 1 << 29;
+    std::vector<std::int32_t> s = {big, -big, big, 0, -big, big - 1};
+    std::vector<std::int16_t> p(s.size());
+    k::softmax(s.data(), int(s.size()), {2147483647, 1}, p.data());  // a huge logit scale
+    EXPECT_EQ(p[1], 0);
+    EXPECT_EQ(p[4], 0);
+    EXPECT_EQ(p[3], 0);
+    EXPECT_EQ(p[0], 16384);
+    EXPECT_EQ(p[2], 16384);
+    EXPECT_EQ(p[5], 0);
+}
+
+TEST(Int8Kernels, LayerNormZeroVarianceRowGivesBeta) {
+    static sf::layer_norm_int8<5> p{};
+    p.eps = 0;
+    p.shift = 8;
+    p.output_zero_point = 3;
+    for (int c = 0; c < 5; ++c) p.gamma[c] = std::int16_t(100 * (c + 1)), p.beta[c] = (c - 2) * 256;
+    for (std::int8_t v : {std::int8_t(-128), std::int8_t(0), std::int8_t(127)}) {
+        std::int8_t x[5] = {v, v, v, v, v}, y[5];
+        k::layer_norm(x, 1, p, y);
+        for (int c = 0; c < 5; ++c) EXPECT_EQ(y[c], c - 2 + 3);
+    }
+    // An extreme two-valued row: within one step of the formula evaluated in double.
+    const std::int8_t x[5] = {-128, 127, -128, 127, 127};
+    std::int8_t y[5];
+    k::layer_norm(x, 1, p, y);
+    double sum = 0, sum_sq = 0;
+    for (std::int8_t v : x) sum += v, sum_sq += double(v) * v;
+    for (int c = 0; c < 5; ++c) {
+        const double z = (5.0 * x[c] - sum) / std::sqrt(5.0 * sum_sq - sum * sum);
+        const double expected = (z * 256.0 * p.gamma[c] + p.beta[c]) / 256.0 + p.output_zero_point;
+        EXPECT_NEAR(y[c], std::max(-128.0, std::min(127.0, expected)), 1.0) << c;
+    }
+}
+
+TEST(Int8Kernels, LinearAccumulatesExactlyAtTheExtremes) {
+    static sf::linear_int8<7, 3> p{};  // 7 inputs: the last group of four is padded with zeros
+    for (int i = 0; i < 7; ++i)
+        for (int o = 0; o < 3; ++o) p.w[i / 4][o][i % 4] = o == 0 ? -127 : o == 1 ? 127 : std::int8_t(i - 3);
+    p.bias[0] = 1 << 30;
+    p.bias[1] = -(1 << 30);
+    p.bias[2] = 5;
+    p.shift = 20;
+    for (int o = 0; o < 3; ++o) p.multiplier[o] = 1;
+    const std::int8_t x[7] = {-128, -128, -128, -128, -128, -128, -128};
+    std::int8_t y[3];
+    k::linear(x, 1, p, y);
+    EXPECT_EQ(k::linear_accumulator(x, p, 0), (1 << 30) + 7 * 128 * 127);
+    EXPECT_EQ(k::linear_accumulator(x, p, 1), -(1 << 30) - 7 * 128 * 127);
+    EXPECT_EQ(k::linear_accumulator(x, p, 2), 5);  // -128 * (-3 - 2 - 1 + 0 + 1 + 2 + 3)
+    EXPECT_EQ(y[0], 127);
+    EXPECT_EQ(y[1], -128);
+    EXPECT_EQ(y[2], 0);
+}
+
+// ---- the whole int8 encoder -----------------------------------------------------------------
+
+template <class Cfg>
+void check_case(const char* name) {
+    const std::string& dir = test_options().reference_dir;
+    ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR";
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        for (int n : valid_lens<Cfg>()) {
+            std::vector<unsigned char> expected;
+            const std::string path = output_file(dir, name, "int8", n, kind);
+            ASSERT_TRUE(read_file(path, expected)) << "missing " << path;
+            sf::status s;
+            const auto ref = output_bytes<Cfg, sf::int8, sf::reference>(kind, n, s);
+            ASSERT_EQ(s, sf::status::ok);
+            EXPECT_EQ(ref, expected) << name << " int8 reference, valid_len " << n << ", " << name_of(kind);
+#if STATICFORMER_HAS_SIMD
+            const auto vec = output_bytes<Cfg, sf::int8, sf::simd>(kind, n, s);
+            ASSERT_EQ(s, sf::status::ok);
+            EXPECT_EQ(vec, expected) << name << " int8 simd, valid_len " << n << ", " << name_of(kind);
+#endif
+            const std::int8_t zero = std::int8_t(weights_for<Cfg, sf::int8>().output.zero_point);
+            for (std::size_t i = std::size_t(n) * Cfg::d_model; i < ref.size(); ++i)
+                ASSERT_EQ(std::int8_t(ref[i]), zero) << "padded output is not the code of 0.0 at " << i;
+        }
+    }
+}
+
+#define BIT_EXACT_TEST(name) \
+    TEST(EncoderBitExactInt8, name) { check_case<name>(#name); }
+STATICFORMER_TEST_CASES(BIT_EXACT_TEST)
+#undef BIT_EXACT_TEST
+
+TEST(Int8Encoder, StatusAndInPlace) {
+    using cfg = odd_pre_gelu;
+    sf::encoder<cfg, sf::int8> enc{weights_for<cfg, sf::int8>()};
+    const auto x = make_input_int8<cfg>(input_kind::normal);
+    std::vector<std::int8_t> y(x.size(), 42), z(x);
+    for (int n : {0, -1, cfg::seq_len + 1}) EXPECT_EQ(enc.forward(x.data(), y.data(), n), sf::status::bad_valid_len);
+    for (std::int8_t v : y) ASSERT_EQ(v, 42);
+    EXPECT_EQ(enc.forward(nullptr, y.data(), 1), sf::status::null_pointer);
+    EXPECT_EQ(enc.forward(z.data(), z.data() + 1, 1), sf::status::overlapping_buffers);
+    ASSERT_EQ(enc.forward(x.data(), y.data(), 5), sf::status::ok);
+    ASSERT_EQ(enc.forward(z.data(), z.data(), 5), sf::status::ok);
+    EXPECT_EQ(y, z);
+}
+
+// The demo configuration: int8 weights (scales, biases, tables included) at most 0.27 x f32.
+TEST(Int8Encoder, MemoryIsAQuarter) {
+    using cfg = tiny_pre_gelu;
+    using enc8 = sf::encoder<cfg, sf::int8>;
+    using enc32 = sf::encoder<cfg, sf::f32>;
+    static_assert(enc8::weight_bytes * 100 <= 27 * enc32::weight_bytes, "int8 weights <= 0.27 x f32");
+    constexpr std::size_t D = 64, S = 32, F = 256, T = 4;
+    static_assert(enc8::workspace_bytes == 2 * S * D + 3 * T * D + T * F + 4 * S + 2 * S,
+                  "int8 workspace: keys, values, tiles, one row of scores and of probabilities");
+    std::printf("demo configuration: weights f32 %zu B, int8 %zu B (%.4f x); workspace f32 %zu B, int8 %zu B\n",
+                enc32::weight_bytes, enc8::weight_bytes, double(enc8::weight_bytes) / double(enc32::weight_bytes),
+                enc32::workspace_bytes, enc8::workspace_bytes);
+}
+
+// SQNR of the dequantised int8 output against the f32 encoder, on inputs drawn like the
+// calibration input but not seen by the quantiser.
+template <class Cfg>
+double sqnr_unseen(int seed) {
+    const auto& w8 = weights_for<Cfg, sf::int8>();
+    std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model), y(x.size()), yq(x.size());
+    splitmix64 g{std::uint64_t(seed)};
+    fill_uniform(x.data(), x.size(), g, 2.0f);
+    static sf::workspace<Cfg> ws;
+    static sf::workspace_int8<Cfg> ws8;
+    EXPECT_EQ(sf::forward<sf::reference>(weights_for<Cfg>(), ws, x.data(), y.data(), Cfg::seq_len), sf::status::ok);
+    std::vector<std::int8_t> q(x.size()), out(x.size());
+    sf::quantize_input(w8, x.data(), q.data(), q.size());
+    EXPECT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), out.data(), Cfg::seq_len), sf::status::ok);
+    sf::dequantize_output(w8, out.data(), yq.data(), yq.size());
+    double signal = 0, noise = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        signal += double(y[i]) * y[i];
+        noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
+    }
+    return 10.0 * std::log10(signal / noise);
+}
+
+#define SQNR_TEST(name)                                                    \
+    TEST(Int8Accuracy, name) {                                              \
+        const double db = sqnr_unseen<name>(99);                           \
+        std::printf("int8 SQNR %-16s %6.2f dB (unseen input)\n", #name, db); \
+        EXPECT_GE(db, 25.0);                                               \
+    }
+STATICFORMER_TEST_CASES(SQNR_TEST)
+#undef SQNR_TEST
+
+}  // namespace
