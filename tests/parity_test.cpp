@@ -6,6 +6,8 @@
 // f32 reference output on every golden configuration.
 #include <gtest/gtest.h>
 
+#include <staticformer/quant/convert.hpp>
+#include <staticformer/quant/quantize.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "golden/parity_configs.hpp"
 #include "golden/post_relu/model.hpp"
 #include "golden/post_relu/model_f16.hpp"
+#include "golden/post_relu/model_int8.hpp"
 
 namespace {
 
@@ -173,6 +176,27 @@ struct sqnr_row {
 };
 std::vector<sqnr_row> sqnr_table;
 
+// 10 log10(sum ref^2 / sum (out - ref)^2) over n values; worst receives max |out - ref|.
+double sqnr_db(const float* ref, const float* out, std::size_t n, double& worst) {
+    double signal = 0, noise = 0;
+    worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double e = double(out[i]) - double(ref[i]);
+        signal += double(ref[i]) * double(ref[i]);
+        noise += e * e;
+        worst = std::max(worst, std::fabs(e));
+    }
+    return 10.0 * std::log10(signal / noise);
+}
+
+void print_summary(const std::vector<sqnr_row>& table, const char* precision, double required) {
+    if (table.empty()) GTEST_SKIP() << "no SQNR test ran";
+    double lowest = 1e300;
+    for (const sqnr_row& r : table) lowest = std::min(lowest, r.sqnr_db);
+    std::printf("%s vs f32 SQNR over %zu golden configurations: lowest %.2f dB (required >= %.0f dB)\n", precision,
+                table.size(), lowest, required);
+}
+
 // SQNR of the f16 encoder (the golden f32 weights rounded to binary16) against the f32 reference
 // on the same input: 10 log10(sum ref^2 / sum (f16 - ref)^2) over the valid rows.
 template <class Cfg>
@@ -194,17 +218,11 @@ void check_sqnr(const char* name) {
     ASSERT_EQ(sf::forward<sf::default_backend>(w16, ws, c.input.data(), vec16.data(), c.valid_len), sf::status::ok);
     EXPECT_TRUE(sftest::bit_equal(out16.data(), vec16.data(), count)) << name << ": f16 backends differ";
 
-    double signal = 0, noise = 0, worst = 0;
     const std::size_t valid = std::size_t(c.valid_len) * Cfg::d_model;
-    for (std::size_t i = 0; i < valid; ++i) {
-        const double e = double(out16[i]) - double(ref[i]);
-        signal += double(ref[i]) * double(ref[i]);
-        noise += e * e;
-        worst = std::max(worst, std::fabs(e));
-    }
+    double worst = 0;
+    const double sqnr = sqnr_db(ref.data(), out16.data(), valid, worst);
     for (std::size_t i = valid; i < count; ++i) ASSERT_EQ(sftest::bits_of(out16[i]), 0u);
-    ASSERT_GT(noise, 0.0) << name << ": f16 rounding should change the output";
-    const double sqnr = 10.0 * std::log10(signal / noise);
+    ASSERT_GT(worst, 0.0) << name << ": f16 rounding should change the output";
     sqnr_table.push_back({name, sqnr, worst});
     std::printf("f16 SQNR %-22s %6.2f dB  (max |f16 - f32| %.3g, valid rows %d of %d)\n", name, sqnr, worst,
                 c.valid_len, Cfg::seq_len);
@@ -216,14 +234,122 @@ void check_sqnr(const char* name) {
 STATICFORMER_GOLDEN_CONFIGS(SQNR_TEST)
 #undef SQNR_TEST
 
-TEST(ParityF16, SqnrSummary) {
-    if (sqnr_table.empty()) GTEST_SKIP() << "no SQNR test ran";
-    double lowest = 1e300;
-    for (const sqnr_row& r : sqnr_table) lowest = std::min(lowest, r.sqnr_db);
-    std::printf("f16 vs f32 SQNR over %zu golden configurations: lowest %.2f dB (required >= 60 dB)\n",
-                sqnr_table.size(), lowest);
-}
+TEST(ParityF16, SqnrSummary) { print_summary(sqnr_table, "f16", 60.0); }
 
 }  // namespace f16_tests
+
+// ---- int8 ----------------------------------------------------------------------------------
+// ParityInt8: on every golden configuration, the f32 model quantised by the library's quantiser
+// on the golden calibration samples (calibration.bin, standard normal like the input) keeps an
+// SQNR >= 25 dB against the f32 reference on the golden input, which it did not see; int8
+// reference and simd agree bit for bit. The exporter's --precision int8 output (model_int8.*)
+// is byte for byte what the C++ quantiser makes: there is one quantisation scheme.
+namespace int8_tests {
+
+using f16_tests::sqnr_row;
+std::vector<sqnr_row> int8_table;
+
+template <class Cfg>
+void quantise_golden(const std::string& dir, const sf::encoder_weights<Cfg, sf::f32>& w32, sf::quant::method m,
+                     sf::encoder_weights<Cfg, sf::int8>& w8) {
+    std::vector<float> samples;
+    ASSERT_TRUE(sftest::read_floats(dir + "/calibration.bin", samples)) << dir;
+    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    ASSERT_EQ(samples.size() % n, 0u);
+    sf::quant::calibrator<Cfg> c(w32);
+    for (std::size_t s = 0; s < samples.size() / n; ++s) c.observe(samples.data() + s * n, Cfg::seq_len);
+    sf::quant::options o;
+    o.range = m;
+    c.quantize(w8, o);
+}
+
+template <class Cfg>
+void check_int8_sqnr(const char* name) {
+    const std::string dir = sftest::test_options().golden_dir + "/" + name;
+    golden_case c;
+    ASSERT_TRUE(load_case(dir, c)) << "cannot read golden files in " << dir;
+    const aligned_blob blob(c.blob);
+    const sf::encoder_weights<Cfg, sf::f32>* w32 = nullptr;
+    ASSERT_EQ((sf::load_blob<Cfg, sf::f32>(blob.data(), blob.size, w32)), sf::status::ok);
+    static sf::encoder_weights<Cfg, sf::int8> w8;
+    quantise_golden(dir, *w32, sf::quant::method::min_max, w8);
+
+    constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static sf::workspace<Cfg> ws;
+    static sf::workspace_int8<Cfg> ws8;
+    std::vector<float> ref(count), out(count);
+    std::vector<std::int8_t> q(count), y(count), y_default(count);
+    ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len), sf::status::ok);
+    sf::quantize_input(w8, c.input.data(), q.data(), count);
+    ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), y.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(w8, ws8, q.data(), y_default.data(), c.valid_len), sf::status::ok);
+    EXPECT_EQ(y, y_default) << name << ": int8 backends differ";
+    sf::dequantize_output(w8, y.data(), out.data(), count);
+
+    double worst = 0;
+    const double sqnr = f16_tests::sqnr_db(ref.data(), out.data(), std::size_t(c.valid_len) * Cfg::d_model, worst);
+    int8_table.push_back({name, sqnr, worst});
+    std::printf("int8 SQNR %-22s %6.2f dB  (max |int8 - f32| %.3g, valid rows %d of %d)\n", name, sqnr, worst,
+                c.valid_len, Cfg::seq_len);
+    EXPECT_GE(sqnr, 25.0) << name;
+}
+
+#define INT8_SQNR_TEST(name) \
+    TEST(ParityInt8, name##_Sqnr) { check_int8_sqnr<golden::name##_config>(#name); }
+STATICFORMER_GOLDEN_CONFIGS(INT8_SQNR_TEST)
+#undef INT8_SQNR_TEST
+
+TEST(ParityInt8, SqnrSummary) { f16_tests::print_summary(int8_table, "int8", 25.0); }
+
+// make_goldens.py exported post_relu with min-max and pre_gelu_final with percentile (99.99)
+// calibration; the C++ quantiser on the same f32 blob and samples gives the same bytes, which
+// the header and the blob both hold.
+template <class Cfg>
+void check_exported_int8(const char* name, sf::quant::method m, const sf::encoder_weights<Cfg, sf::int8>* header) {
+    const std::string dir = sftest::test_options().golden_dir + "/" + name;
+    golden_case c;
+    ASSERT_TRUE(load_case(dir, c));
+    const aligned_blob blob(c.blob);
+    const sf::encoder_weights<Cfg, sf::f32>* w32 = nullptr;
+    ASSERT_EQ((sf::load_blob<Cfg, sf::f32>(blob.data(), blob.size, w32)), sf::status::ok);
+    static sf::encoder_weights<Cfg, sf::int8> w8;
+    quantise_golden(dir, *w32, m, w8);
+    std::vector<unsigned char> exported;
+    ASSERT_TRUE(sftest::read_file(dir + "/model_int8.sfwb", exported));
+    std::vector<unsigned char> written(sf::blob::size<Cfg, sf::int8>);
+    ASSERT_EQ(sf::write_blob(w8, written.data(), written.size()), sf::status::ok);
+    EXPECT_EQ(written, exported) << name << ": exporter and C++ quantiser disagree";
+    const aligned_blob b8(exported);
+    const sf::encoder_weights<Cfg, sf::int8>* loaded = nullptr;
+    ASSERT_EQ((sf::load_blob<Cfg, sf::int8>(b8.data(), b8.size, loaded)), sf::status::ok);
+    if (header) {
+        EXPECT_EQ(std::memcmp(header, &w8, sizeof w8), 0) << name << ": header differs";
+    }
+}
+
+TEST(ParityInt8, ExporterEqualsCppQuantiser) {
+    static_assert(std::is_same<post_relu_int8_config, golden::post_relu_config>::value, "");
+    check_exported_int8<golden::post_relu_config>("post_relu", sf::quant::method::min_max, &post_relu_int8);
+    check_exported_int8<golden::pre_gelu_final_config>("pre_gelu_final", sf::quant::method::percentile, nullptr);
+}
+
+TEST(ParityInt8, CorruptQuantisationIsRefused) {
+    using cfg = golden::post_relu_config;
+    std::vector<unsigned char> bytes(sf::blob::size<cfg, sf::int8>);
+    auto w = post_relu_int8;
+    w.layer[1].ff2.shift = 63;  // out of range: would shift by more than 62
+    ASSERT_EQ(sf::write_blob(w, bytes.data(), bytes.size()), sf::status::ok);
+    const aligned_blob b(bytes);
+    const sf::encoder_weights<cfg, sf::int8>* loaded = nullptr;
+    EXPECT_EQ((sf::load_blob<cfg, sf::int8>(b.data(), b.size, loaded)), sf::status::blob_bad_quantization);
+    EXPECT_EQ(loaded, nullptr);
+    w = post_relu_int8;
+    w.layer[0].residual1.a_zero_point = 300;
+    ASSERT_EQ(sf::write_blob(w, bytes.data(), bytes.size()), sf::status::ok);
+    const aligned_blob b2(bytes);
+    EXPECT_EQ((sf::load_blob<cfg, sf::int8>(b2.data(), b2.size, loaded)), sf::status::blob_bad_quantization);
+}
+
+}  // namespace int8_tests
 
 }  // namespace

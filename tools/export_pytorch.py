@@ -29,6 +29,19 @@ The float32 weights are rounded by numpy's float16 conversion (round to nearest,
 the same bits as staticformer::math::float_to_half, which tests/parity_test.cpp checks); a
 parameter beyond the binary16 range (|w| >= 65520 rounds to infinity) is refused.
 
+--precision int8 quantises: int8 weights per output channel, int8 activations with scales
+chosen on calibration inputs you supply (a float32 .npy of shape [count, seq_len, d_model], or
+[count, rows, d_model] with rows <= seq_len real rows per sample), by min-max or a percentile:
+
+    python3 tools/export_pytorch.py --module model.pt --seq-len 32 --name my_model \
+        --precision int8 --calibration samples.npy --calibration-method percentile \
+        --header my_model_int8.hpp --blob my_model_int8.sfwb
+
+The quantisation is the library's own C++ (include/staticformer/quant/): this script writes the
+f32 weights as a header, compiles a small program around quant::tool_main() with the C++
+compiler ($CXX, default c++) and runs it; it prints the per-layer report (scales, zero points,
+clipped share of each tensor) and the int8 output's SQNR against f32 on the calibration inputs.
+
 Anything staticformer does not compute (bias-less projections, separate key/value dimensions,
 add_bias_kv, LayerNorms with different epsilons, an unknown activation, ...) is refused with a
 message and exit status 2. Needs torch (1.13 or later) and numpy.
@@ -56,7 +69,8 @@ from torch import nn
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # index = activation code in the blob
 DEFAULT_EPS = 1e-5
-PRECISIONS = ("f32", "f16")  # index = precision code in the blob
+PRECISIONS = ("f32", "f16", "int8")  # index = precision code in the blob
+INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
 
 
 class ExportError(Exception):
@@ -415,8 +429,8 @@ def half_bits(a: np.ndarray, what: str = "weights") -> np.ndarray:
 def precision_arrays(weights: "EncoderWeights", precision: str):
     """(C++ member path, torch key, array) in struct order, each array as stored in the given
     precision: float32, or uint16 binary16 bit patterns."""
-    if precision not in PRECISIONS:
-        raise ExportError(f"unknown precision {precision!r}: use one of {', '.join(PRECISIONS)}")
+    if precision not in ("f32", "f16"):
+        raise ExportError(f"precision {precision!r}: use f32 or f16 here (int8: export_int8)")
     for path, key, a in weights.members():
         yield path, key, (a if precision == "f32" else half_bits(a, key))
 
@@ -566,6 +580,64 @@ def export(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str,
     return summary
 
 
+# ---- int8: calibration and quantisation by the library's C++ -----------------------------
+
+def calibration_samples(path, spec: EncoderSpec) -> Tuple[np.ndarray, int]:
+    """[count, seq_len, d_model] float32 samples (zero-padded) and the real rows per sample."""
+    a = np.load(path)
+    if a.ndim == 2:
+        a = a[None]
+    if a.ndim != 3 or a.shape[2] != spec.d_model or not 1 <= a.shape[1] <= spec.seq_len or a.shape[0] < 1:
+        raise ExportError(f"{path}: calibration samples must have shape [count, rows <= {spec.seq_len}, "
+                          f"{spec.d_model}], not {list(a.shape)}")
+    if not np.isfinite(a).all():
+        raise ExportError(f"{path}: calibration samples must be finite")
+    out = np.zeros((a.shape[0], spec.seq_len, spec.d_model), dtype="<f4")
+    out[:, :a.shape[1], :] = a
+    return out, a.shape[1]
+
+
+def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str, calibration,
+                method: str = "min_max", percentile: float = 99.99,
+                header: Optional[str] = None, blob: Optional[str] = None) -> str:
+    """Quantises with the library's C++ quantiser (quant::tool_main) and writes the int8 header
+    and/or blob; its report goes to stdout. Returns a one-line summary."""
+    import os
+    import shlex
+    import subprocess
+    import tempfile
+    check_name(name)
+    samples, rows = calibration_samples(calibration, spec)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        write_header(t / "model_f32.hpp", name, spec, weights, source, "f32")
+        samples.tofile(t / "calibration.bin")
+        (t / "quantise.cpp").write_text(
+            '#include "model_f32.hpp"\n#include <staticformer/quant/tool.hpp>\n'
+            f"int main(int argc, char** argv) {{ return staticformer::quant::tool_main<{name}_config>({name}, argc, argv); }}\n")
+        cxx = shlex.split(os.environ.get("CXX", "c++"))
+        build = cxx + ["-std=c++17", "-O2", "-ffp-contract=off", f"-I{INCLUDE_DIR}", str(t / "quantise.cpp"),
+                       "-o", str(t / "quantise")]
+        if subprocess.run(build).returncode != 0:
+            raise ExportError("compiling the quantiser failed (is a C++17 compiler installed? set CXX)")
+        run = [str(t / "quantise"), "--calibration", str(t / "calibration.bin"), "--valid-len", str(rows),
+               "--method", method, "--percentile", repr(percentile), "--name", name,
+               "--config", config_using(name, spec), "--source", source]
+        if header:
+            run += ["--header", str(Path(header).resolve())]
+        if blob:
+            run += ["--blob", str(Path(blob).resolve())]
+        sys.stdout.flush()
+        if subprocess.run(run).returncode != 0:
+            raise ExportError("quantisation failed")
+    summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
+    if header:
+        summary += f", header {Path(header).stat().st_size:,} bytes"
+    if blob:
+        summary += f", blob {Path(blob).stat().st_size:,} bytes"
+    return summary
+
+
 # ---- command line ---------------------------------------------------------------------------
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
@@ -583,7 +655,13 @@ def parse_args(argv):
     p.add_argument("--header", help="C++ header to write")
     p.add_argument("--blob", help="weights blob (.sfwb) to write")
     p.add_argument("--precision", choices=PRECISIONS, default="f32",
-                   help="weight storage: f32 (default) or f16 (IEEE binary16, half the bytes)")
+                   help="weight storage: f32 (default), f16 (IEEE binary16, half the bytes) or int8 "
+                        "(quantised, needs --calibration)")
+    p.add_argument("--calibration", help="int8: calibration inputs, a float32 .npy [count, rows, d_model]")
+    p.add_argument("--calibration-method", choices=("min_max", "percentile"), default="min_max",
+                   help="int8: how activation ranges are chosen (default min_max)")
+    p.add_argument("--percentile", type=float, default=99.99,
+                   help="int8 with --calibration-method percentile: the percentile kept (default 99.99)")
     g = p.add_argument_group("options of a --state-dict export (a module carries its own)")
     g.add_argument("--d-model", type=int, help="default: from the tensor shapes")
     g.add_argument("--heads", type=int, help="required with --state-dict")
@@ -597,6 +675,10 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if not args.header and not args.blob:
         p.error("nothing to write: give --header and/or --blob")
+    if (args.precision == "int8") != (args.calibration is not None):
+        p.error("--calibration goes with --precision int8 (and int8 needs it)")
+    if not 50.0 < args.percentile <= 100.0:
+        p.error("--percentile must lie in (50, 100]")
     if args.module:
         given = [f"--{f.replace('_', '-')}" for f in STATE_DICT_FLAGS if getattr(args, f) is not None]
         if given:
@@ -628,7 +710,11 @@ def main(argv=None) -> int:
                                eps=DEFAULT_EPS if args.eps is None else args.eps)
             weights = extract_state_dict(state, spec, prefix)
             source = f"{Path(args.state_dict).name} (a TransformerEncoder state_dict)"
-        print(export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        if args.precision == "int8":
+            print(export_int8(spec, weights, args.name, source, args.calibration, args.calibration_method,
+                              args.percentile, args.header, args.blob))
+        else:
+            print(export(spec, weights, args.name, source, args.header, args.blob, args.precision))
     except ExportError as e:
         print(f"export_pytorch: error: {e}", file=sys.stderr)
         return 2

@@ -17,6 +17,11 @@ padded output rows to exactly 0, and write
                               F16_EXPORTS): numpy's float16 rounding, which the parity tests
                               compare byte for byte with the C++ conversion of model.sfwb
     OUT/<name>/model_f16.hpp  its C++ header (F16_EXPORTS configurations with header=True)
+    OUT/<name>/calibration.bin  standard-normal sequences (16, or CALIBRATION_ROWS rows), float32
+                              [count][seq_len][d_model], from numpy (seeded per configuration,
+                              apart from torch's generator): int8 calibration inputs
+    OUT/<name>/model_int8.sfwb, model_int8.hpp  the exporter's --precision int8 output on those
+                              samples (INT8_EXPORTS: configuration -> calibration method)
     OUT/parity_configs.hpp    golden::<name>_config for each configuration, and the macro
                               STATICFORMER_GOLDEN_CONFIGS(X) expanding X(<name>) for each
 
@@ -36,6 +41,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -78,6 +84,8 @@ GOLDENS = [Golden(*row) for row in (
 # Configurations also exported with --precision f16 (one without and one with a final norm, so
 # both blob layouts are covered).
 F16_EXPORTS = ("post_relu", "pre_gelu_final")
+INT8_EXPORTS = {"post_relu": "min_max", "pre_gelu_final": "percentile"}
+CALIBRATION_ROWS = 256  # at least 16 samples, and at least this many rows in all
 
 TORCH_ACTIVATIONS = {
     "relu": "relu",
@@ -124,13 +132,18 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int) -
 
 
 def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path, precision: str = "f32") -> None:
-    """Runs the exporter's command line on the saved module or state_dict."""
+    """Runs the exporter's command line on the saved module or state_dict (int8: calibrated on
+    OUT/<name>/calibration.bin)."""
     stem = "model" if precision == "f32" else f"model_{precision}"
     cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--seq-len", str(g.seq_len),
            "--name", g.name if precision == "f32" else f"{g.name}_{precision}",
            "--blob", str(out / f"{stem}.sfwb")]
     if precision != "f32":
         cmd += ["--precision", precision]
+    if precision == "int8":
+        samples = np.fromfile(out / "calibration.bin", dtype="<f4").reshape(-1, g.seq_len, g.d_model)
+        np.save(tmp / "calibration.npy", samples)
+        cmd += ["--calibration", str(tmp / "calibration.npy"), "--calibration-method", INT8_EXPORTS[g.name]]
     if g.header:
         cmd += ["--header", str(out / f"{stem}.hpp")]
     if g.export_from == "module":
@@ -186,6 +199,11 @@ def main() -> int:
             export_blob(g, encoder, out, Path(tmp))
             if g.name in F16_EXPORTS:
                 export_blob(g, encoder, out, Path(tmp), "f16")
+            calibration = np.random.default_rng(g.seed).standard_normal(
+                (max(16, -(-CALIBRATION_ROWS // g.seq_len)), g.seq_len, g.d_model), dtype=np.float32)
+            (out / "calibration.bin").write_bytes(calibration.astype("<f4").tobytes())
+            if g.name in INT8_EXPORTS:
+                export_blob(g, encoder, out, Path(tmp), "int8")
             write_f32(out / "input.bin", x)
             write_f32(out / "expected.bin", y)
             (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
