@@ -1,6 +1,9 @@
 // staticformer demo: runs the example encoder (examples/demo/demo_model.hpp, made by
 // tools/make_demo_model.py) on this host with the reference and simd backends and prints the
-// output checksum, whether the backends agree bit for bit, latency and memory footprint.
+// output checksum, whether the backends agree bit for bit, latency and memory footprint; then
+// quantises it to int8 (calibrated on inputs like the demo's) and does the same in int8.
+#include <staticformer/quant/convert.hpp>
+#include <staticformer/quant/quantize.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <algorithm>
@@ -24,14 +27,19 @@ float out_simd[S * D];
 sf::encoder<cfg, sf::f32, sf::reference> reference_encoder{demo_model};
 sf::encoder<cfg> default_encoder{demo_model};  // simd where this build has it
 
+sf::encoder_weights<cfg, sf::int8> demo_model_int8;  // quantised in main()
+std::int8_t input_int8[S * D], out_int8_reference[S * D], out_int8[S * D];
+sf::encoder<cfg, sf::int8, sf::reference> reference_int8{demo_model_int8};
+sf::encoder<cfg, sf::int8> default_int8{demo_model_int8};
+
 // Median wall time of one forward pass, in microseconds.
-template <class Encoder>
-double latency_us(Encoder& enc, float* out, int valid_len) {
+template <class Encoder, class T>
+double latency_us(Encoder& enc, const T* in, T* out, int valid_len) {
     constexpr int runs = 41;
     double t[runs];
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
-        enc.forward(input, out, valid_len);
+        enc.forward(in, out, valid_len);
         t[i] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     }
     std::nth_element(t, t + runs / 2, t + runs);
@@ -46,10 +54,53 @@ double gflops(int n) {  // multiply-adds of the projections and attention, count
 
 }  // namespace
 
-int main() {
-    // A deterministic input: a few sinusoids per feature (positional-encoding-like).
+// A deterministic input: a few sinusoids per feature (positional-encoding-like); variant k
+// shifts their phase (k = 0 is the demo input, the others calibrate the int8 model).
+void make_input(float* x, int k) {
     for (int s = 0; s < S; ++s)
-        for (int d = 0; d < D; ++d) input[s * D + d] = std::sin(0.1f * float(s + 1) * float(d % 7 + 1)) + 0.01f * float(d);
+        for (int d = 0; d < D; ++d)
+            x[s * D + d] = std::sin(0.1f * float(s + 1) * float(d % 7 + 1) + 0.37f * float(k)) + 0.01f * float(d);
+}
+
+template <class P>
+void print_memory(const char* name) {
+    using enc = sf::encoder<cfg, P>;
+    std::printf("  %-5s weights %7zu B (%.3f x f32)   workspace %6zu B\n", name, enc::weight_bytes,
+                double(enc::weight_bytes) / double(sf::encoder<cfg>::weight_bytes), enc::workspace_bytes);
+}
+
+// The int8 model: calibrated on 8 phase-shifted inputs (not the demo input), then run on the
+// demo input with both backends. Returns false if they differ.
+bool run_int8() {
+    sf::quant::calibrator<cfg> calibration(demo_model);
+    static float x[S * D];
+    for (int k = 1; k <= 8; ++k) make_input(x, k), calibration.observe(x, S);
+    calibration.quantize(demo_model_int8);
+    sf::quantize_input(demo_model_int8, input, input_int8, S * D);
+    if (reference_int8.forward(input_int8, out_int8_reference, S) != sf::status::ok ||
+        default_int8.forward(input_int8, out_int8, S) != sf::status::ok)
+        return false;
+    const bool equal = std::memcmp(out_int8_reference, out_int8, sizeof out_int8) == 0;
+    static float y[S * D];
+    sf::dequantize_output(demo_model_int8, out_int8, y, S * D);
+    double signal = 0, noise = 0;
+    for (int i = 0; i < S * D; ++i) signal += double(out_reference[i]) * out_reference[i], noise += double(y[i] - out_reference[i]) * (y[i] - out_reference[i]);
+    std::printf("int8 (quantised here, calibrated on 8 other inputs):\n");
+    std::printf("  output checksum (CRC-32): %08x, reference vs default backend: %s\n",
+                sf::blob::crc32(reinterpret_cast<const unsigned char*>(out_int8), sizeof out_int8),
+                equal ? "bit-identical (memcmp)" : "DIFFERENT");
+    std::printf("  SQNR against the f32 output: %.2f dB\n", 10.0 * std::log10(signal / noise));
+    for (int n : {S / 4, S / 2, S}) {
+        const double r = latency_us(reference_int8, input_int8, out_int8_reference, n);
+        const double v = latency_us(default_int8, input_int8, out_int8, n);
+        std::printf("  valid_len %3d: reference %9.1f us   default %9.1f us  (%.1fx, %.2f GOP/s)\n", n, r, v, r / v,
+                    gflops(n) / (v * 1e-6));
+    }
+    return equal;
+}
+
+int main() {
+    make_input(input, 0);
 
     const int valid_len = S;
     if (reference_encoder.forward(input, out_reference, valid_len) != sf::status::ok ||
@@ -70,8 +121,8 @@ int main() {
 
     std::printf("latency (median of 41, one thread):\n");
     for (int n : {S / 4, S / 2, S}) {
-        const double r = latency_us(reference_encoder, out_reference, n);
-        const double v = latency_us(default_encoder, out_simd, n);
+        const double r = latency_us(reference_encoder, input, out_reference, n);
+        const double v = latency_us(default_encoder, input, out_simd, n);
         std::printf("  valid_len %3d: reference %9.1f us   default %9.1f us  (%.1fx, %.2f GFLOP/s)\n", n, r, v, r / v,
                     gflops(n) / (v * 1e-6));
     }
@@ -81,5 +132,10 @@ int main() {
     std::printf("  encoder    %8zu bytes (sizeof, workspace + weights pointer)\n", sizeof default_encoder);
     std::printf("  input/out  %8zu bytes each (caller's buffers)\n", sizeof input);
     std::printf("  heap       %8d bytes\n", 0);
-    return equal ? 0 : 1;
+    std::printf("per precision (constexpr, this configuration):\n");
+    print_memory<sf::f32>("f32");
+    print_memory<sf::f16>("f16");
+    print_memory<sf::int8>("int8");
+    const bool int8_equal = run_int8();
+    return equal && int8_equal ? 0 : 1;
 }
