@@ -175,6 +175,7 @@ public:
     using backend = Backend;
     using weights_type = encoder_weights<Cfg, P>;
     using workspace_type = std::conditional_t<is_int8, workspace_int8<Cfg>, workspace<Cfg>>;
+    static_assert(sizeof(weights_type) > 0, "");  // the weights' own rules (int8 bounds) apply here
     // float for f32 and f16 (float activations), std::int8_t for int8 (quantised with
     // weights().input and weights().output).
     using value_type = std::conditional_t<is_int8, std::int8_t, float>;
