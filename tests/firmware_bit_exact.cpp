@@ -10,6 +10,11 @@
 
 #include "common/cases.hpp"
 
+#if defined(__ARM_FEATURE_DSP) && __has_include(<int8_dsp.hpp>)
+#include <int8_dsp.hpp>  // the Cortex-M port's int8 kernels (SMLAD), checked here too
+#define SF_HAVE_DSP 1
+#endif
+
 #if __has_include(<cycle_counter.h>)
 #include <cycle_counter.h>
 #define SF_HAVE_COUNTER 1
@@ -35,8 +40,8 @@ const embedded_golden* find_golden(const std::string& name) {
 
 int checked = 0;
 
-template <class Cfg, class P>
-bool check_case(const char* name) {
+template <class Cfg, class P, class Backend = sf::reference>
+bool check_case(const char* name, const char* backend = "") {
     for (input_kind kind : {input_kind::normal, input_kind::large}) {
         for (int n : valid_lens<Cfg>()) {
             const std::string file = output_file("", name, precision_name<P>, n, kind).substr(1);  // no leading '/'
@@ -51,7 +56,7 @@ bool check_case(const char* name) {
             sf_port_counter_start();
 #endif
             sf::status s;
-            const std::vector<unsigned char> y = output_bytes<Cfg, P, sf::reference>(kind, n, s);
+            const std::vector<unsigned char> y = output_bytes<Cfg, P, Backend>(kind, n, s);
 #ifdef SF_HAVE_COUNTER
             const unsigned long long count = sf_port_counter_read();
 #else
@@ -63,11 +68,21 @@ bool check_case(const char* name) {
                 std::printf("FAIL %s: status %s, first differing byte %d\n", file.c_str(), sf::to_string(s), int(i));
                 return false;
             }
-            std::printf("ok   %-32s %12llu instructions\n", file.c_str(), count);
+            std::printf("ok   %-32s %12llu instructions%s\n", file.c_str(), count, backend);
             ++checked;
         }
     }
     return true;
+}
+
+template <class Cfg>
+bool check_dsp(const char* name) {
+#ifdef SF_HAVE_DSP
+    return check_case<Cfg, sf::int8, sf::ports::cortex_m_dsp>(name, "  (port DSP kernels)");
+#else
+    (void)name;
+    return true;
+#endif
 }
 
 }  // namespace
@@ -76,7 +91,8 @@ int main() {
 #define CHECK_CASE(name)                                 \
     if (!check_case<name, sf::f32>(#name)) return 1; \
     if (!check_case<name, sf::f16>(#name)) return 1; \
-    if (!check_case<name, sf::int8>(#name)) return 1;
+    if (!check_case<name, sf::int8>(#name)) return 1; \
+    if (!check_dsp<name>(#name)) return 1;
     STATICFORMER_TEST_CASES(CHECK_CASE)
 #undef CHECK_CASE
     std::printf("%d passed, 0 failed: reference outputs (f32, f16 and int8 weights) bit-identical to the host's\n", checked);

@@ -24,19 +24,23 @@ struct lane_sums {
 // per element); the order of the additions is the same.
 template <class Add>
 inline void for_each_lane(lane_sums& acc, int begin, int end, Add add) noexcept {
-    int j = begin;
-    for (; j < end && j % reduction_lanes != 0; ++j) add(acc.partial[j % reduction_lanes], j);
-    if (end - j >= reduction_lanes) {
+    // Elements before the first whole round, the rounds, the elements after them (explicit
+    // counts: GCC then sees every loop's bound).
+    const int first_round = (begin + reduction_lanes - 1) / reduction_lanes * reduction_lanes;
+    const int head_end = end < first_round ? end : first_round;
+    for (int j = begin; j < head_end; ++j) add(acc.partial[j % reduction_lanes], j);
+    const int rounds = (end - head_end) / reduction_lanes;
+    if (rounds > 0) {
         float p[reduction_lanes];
 #pragma GCC unroll 16
         for (int k = 0; k < reduction_lanes; ++k) p[k] = acc.partial[k];
-        for (; end - j >= reduction_lanes; j += reduction_lanes)
+        for (int r = 0; r < rounds; ++r)
 #pragma GCC unroll 16
-            for (int k = 0; k < reduction_lanes; ++k) add(p[k], j + k);
+            for (int k = 0; k < reduction_lanes; ++k) add(p[k], head_end + r * reduction_lanes + k);
 #pragma GCC unroll 16
         for (int k = 0; k < reduction_lanes; ++k) acc.partial[k] = p[k];
     }
-    for (; j < end; ++j) add(acc.partial[j % reduction_lanes], j);
+    for (int j = head_end + rounds * reduction_lanes; j < end; ++j) add(acc.partial[j % reduction_lanes], j);
 }
 
 // Adds x[j] for j in [begin, end) into its lane.
