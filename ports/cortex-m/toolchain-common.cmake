@@ -17,7 +17,10 @@ set(CMAKE_EXECUTABLE_SUFFIX_CXX .elf)
 
 set(SF_PORT_DIR ${CMAKE_CURRENT_LIST_DIR})
 # -ffp-contract=off: GCC fuses a*b+c on Arm by default, which would change bits (DESIGN.md 3).
-set(_sf_port_flags "${SF_PORT_CPU_FLAGS} -ffunction-sections -fdata-sections -ffp-contract=off")
+# -fno-math-errno: std::sqrt (LayerNorm) becomes the FPU's vsqrt alone; with errno, GCC adds a
+# call to newlib's sqrtf when the root is NaN, which links errno and its 1 KiB impure_data.
+# Both give the correctly rounded root: the results do not change.
+set(_sf_port_flags "${SF_PORT_CPU_FLAGS} -ffunction-sections -fdata-sections -ffp-contract=off -fno-math-errno")
 set(CMAKE_C_FLAGS_INIT "${_sf_port_flags}")
 set(CMAKE_CXX_FLAGS_INIT "${_sf_port_flags} -fno-exceptions -fno-rtti -fno-threadsafe-statics")
 set(CMAKE_ASM_FLAGS_INIT "${SF_PORT_CPU_FLAGS}")
