@@ -244,7 +244,11 @@ TEST(EncoderMemory, ConstexprByteCounts) {
     using enc = sf::encoder<cfg>;
     constexpr std::size_t D = 64, S = 32, F = 256, T = 4, L = 2;
     static_assert(enc::weight_bytes == 4 * (L * (D * 3 * D + 3 * D + D * D + D + D * F + F + F * D + D + 4 * D) + 2 * D), "");
-    static_assert(enc::workspace_bytes == 4 * (2 * S * D + 3 * T * D + T * F + S), "");
+    // keys and values of the sequence, a narrow tile buffer, a wide one (FFN hidden layer of a
+    // tile, or queries of a tile and one row of scores, whichever is larger)
+    constexpr std::size_t wide = T * F > T * D + S ? T * F : T * D + S;
+    static_assert(enc::workspace_bytes == 4 * (2 * S * D + T * D + wide), "");
+    static_assert(enc::workspace_bytes == 21504, "tiny: 21 KiB of activations");
     static_assert(sizeof(enc) <= enc::workspace_bytes + 64 + sizeof(void*), "");
     std::printf("tiny: weights %zu B, workspace %zu B, encoder object %zu B\n", enc::weight_bytes,
                 enc::workspace_bytes, sizeof(enc));

@@ -762,11 +762,11 @@ def budget_section(out, results):
     if extra > 0:
         objs = ", ".join("`%s` %s B" % (demangle(n), fmt(z)) for n, z in a["ram_extra"][:4]) or "alignment"
         out.append("Beyond the workspace, the image with forward() holds %s B more static RAM than without it: %s. "
-                   "Counting it, workspace + stack + that = %s B (%s of the budget).\n" % (
+                   "Counting it, workspace + stack + that = %s B (%s).\n" % (
                        fmt(extra), objs, fmt(ram + extra),
-                       "within" if ram + extra <= BUDGET["ram"] else "over by %s B" % fmt(ram + extra - BUDGET["ram"])))
-    bufs = [("keys_t", d * s), ("values", s * d), ("normed", tile * d), ("query", tile * d), ("proj", tile * d),
-            ("hidden", tile * f), ("scores", s)]
+                       "within the budget" if ram + extra <= BUDGET["ram"] else
+                       "over the budget by %s B" % fmt(ram + extra - BUDGET["ram"])))
+    bufs = [("keys_t", d * s), ("values", s * d), ("narrow", tile * d), ("wide", max(tile * f, tile * d + s))]
     out.append("Workspace buffers (`workspace<cfg>` in encoder.hpp, tile = %d): " % tile +
                ", ".join("%s %s B" % (n, fmt(4 * c)) for n, c in bufs) +
                " = %s B%s." % (fmt(4 * sum(c for _, c in bufs)),

@@ -29,17 +29,19 @@ using default_backend = reference;
 
 // All activation memory of one forward pass. The caller's output buffer holds the residual
 // stream; attention keeps keys and values for the whole sequence but never a score matrix:
-// one row of scores at a time.
+// one row of scores at a time. Everything else lives in two tile buffers, each holding one
+// stage's values at a time:
+//   narrow: LayerNorm of a tile (pre-norm), then the tile's output projection or FFN output
+//   wide:   keys of a tile; or queries of a tile (overwritten head by head by their context)
+//           followed by one row of attention scores; or the FFN hidden layer of a tile
 template <class Cfg>
 struct workspace {
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    static constexpr int wide_floats = T * F > T * D + S ? T * F : T * D + S;
     alignas(64) float keys_t[D * S];  // keys transposed: keys_t[c * S + j], c = head * head_dim + d
     alignas(64) float values[S * D];  // values[j * D + c]
-    alignas(64) float normed[T * D];  // LayerNorm of a tile (pre-norm)
-    alignas(64) float query[T * D];   // queries of a tile, overwritten head by head by their context
-    alignas(64) float proj[T * D];    // keys of a tile; output projection and FFN output of a tile
-    alignas(64) float hidden[T * F];  // FFN hidden layer of a tile
-    alignas(64) float scores[S];      // one row of attention scores / probabilities
+    alignas(64) float narrow[T * D];
+    alignas(64) float wide[wide_floats];
 };
 
 namespace detail {
@@ -70,10 +72,11 @@ struct composition {
         // Keys and values of every valid row.
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
-            const float* src = block_input(y + r0 * D, rows, w.norm1_gamma, w.norm1_beta, ws.normed);
-            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], &w.qkv_b[D], ws.proj);
+            const float* src = block_input(y + r0 * D, rows, w.norm1_gamma, w.norm1_beta, ws.narrow);
+            float* keys = ws.wide;
+            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], &w.qkv_b[D], keys);
             for (int r = 0; r < rows; ++r)
-                for (int c = 0; c < D; ++c) ws.keys_t[c * S + r0 + r] = ws.proj[r * D + c];
+                for (int c = 0; c < D; ++c) ws.keys_t[c * S + r0 + r] = keys[r * D + c];
             K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], &w.qkv_b[2 * D], ws.values + r0 * D);
         }
         // Queries, one tile at a time: attend, project, add the residual.
@@ -81,19 +84,21 @@ struct composition {
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
             float* x = y + r0 * D;
-            const float* src = block_input(x, rows, w.norm1_gamma, w.norm1_beta, ws.normed);
-            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], ws.query);
-            for (int i = 0; i < rows * D; ++i) ws.query[i] = ws.query[i] / sqrt_head_dim;
+            const float* src = block_input(x, rows, w.norm1_gamma, w.norm1_beta, ws.narrow);
+            float* query = ws.wide;
+            float* scores = ws.wide + T * D;
+            K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], query);
+            for (int i = 0; i < rows * D; ++i) query[i] = query[i] / sqrt_head_dim;
             for (int r = 0; r < rows; ++r) {
                 for (int h = 0; h < H; ++h) {
-                    float* q = ws.query + r * D + h * Dh;
-                    K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
-                    K::softmax(ws.scores, n);
-                    K::template attention_context<Dh, D>(ws.scores, ws.values + h * Dh, n, q);
+                    float* q = query + r * D + h * Dh;
+                    K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, scores);
+                    K::softmax(scores, n);
+                    K::template attention_context<Dh, D>(scores, ws.values + h * Dh, n, q);
                 }
             }
-            K::template linear<D, D>(ws.query, rows, &w.out_w[0][0], w.out_b, ws.proj);
-            add_into(x, ws.proj, rows * D);
+            K::template linear<D, D>(query, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
+            add_into(x, ws.narrow, rows * D);
             if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm1_gamma, w.norm1_beta, Cfg::eps, x);
         }
     }
@@ -102,11 +107,12 @@ struct composition {
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
             float* x = y + r0 * D;
-            const float* src = block_input(x, rows, w.norm2_gamma, w.norm2_beta, ws.normed);
-            K::template linear<D, F>(src, rows, &w.ff1_w[0][0], w.ff1_b, ws.hidden);
-            K::template activate<Cfg::activation>(ws.hidden, rows * F);
-            K::template linear<F, D>(ws.hidden, rows, &w.ff2_w[0][0], w.ff2_b, ws.proj);
-            add_into(x, ws.proj, rows * D);
+            const float* src = block_input(x, rows, w.norm2_gamma, w.norm2_beta, ws.narrow);
+            float* hidden = ws.wide;
+            K::template linear<D, F>(src, rows, &w.ff1_w[0][0], w.ff1_b, hidden);
+            K::template activate<Cfg::activation>(hidden, rows * F);
+            K::template linear<F, D>(hidden, rows, &w.ff2_w[0][0], w.ff2_b, ws.narrow);  // the LayerNorm is spent
+            add_into(x, ws.narrow, rows * D);
             if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm2_gamma, w.norm2_beta, Cfg::eps, x);
         }
     }
