@@ -198,6 +198,31 @@ TEST(Int8SimdKernels, AttentionAllEqualScores) {
     }
 }
 
+// ---- residual add ---------------------------------------------------------------------------
+
+TEST(Int8SimdKernels, Add) {
+    splitmix64 g{21};
+    const sf::add_int8 params[] = {{0, 0, 32767, 32767, 1, 0},
+                                   {-128, 127, 32767, 32767, 62, 127},
+                                   {127, -128, 32767, 0, 15, -128},
+                                   {5, -7, 12345, 23456, 16, 3},
+                                   {0, 0, 0, 0, 1, 0},
+                                   {-128, -128, 1, 32767, 31, -5},
+                                   {100, -100, 32767, 1, 40, 0},
+                                   {3, 4, 16384, 16384, 14, 10}};
+    for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257}) {
+        for (fill f : fills) {
+            const std::vector<std::int8_t> x = values(f, n, g), a = values(fills[(int(f) + 2) % 5], n, g);
+            for (const auto& p : params) {
+                std::vector<std::int8_t> y1(x), y2(x);
+                ref::add(y1.data(), a.data(), n, p);
+                vec::add(y2.data(), a.data(), n, p);
+                ASSERT_EQ(y1, y2) << "n " << n << " fill " << int(f) << " shift " << p.shift;
+            }
+        }
+    }
+}
+
 #endif
 
 }  // namespace

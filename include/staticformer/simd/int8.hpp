@@ -5,6 +5,7 @@
 
 #include "../reference/int8.hpp"
 #include "int8_attention.hpp"
+#include "int8_elementwise.hpp"
 #include "int8_linear.hpp"
 #include "int8_ops.hpp"
 
@@ -26,6 +27,9 @@ struct int8_kernel_set<simd> : int8_kernel_set<reference> {
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {
         kernels::simd_int8::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+        kernels::simd_int8::add(x, a, n, p);
     }
 };
 
