@@ -1,12 +1,43 @@
 // staticformer: the simd backend's int8 kernel set (optimised; bit-identical to reference/int8.hpp).
-// Kernels without a vector version here are the reference ones.
+// The instruction set is chosen at compile time (int8_ops.hpp); where there is none, and for
+// kernels without a vector version, the kernels are the reference ones.
 #pragma once
 
 #include "../reference/int8.hpp"
+#include "int8_attention.hpp"
+#include "int8_elementwise.hpp"
+#include "int8_linear.hpp"
+#include "int8_ops.hpp"
 
 namespace staticformer {
 
+#if defined(STATICFORMER_INT8_X86) || defined(STATICFORMER_INT8_ARM)
+
+template <>
+struct int8_kernel_set<simd> : int8_kernel_set<reference> {
+    template <int In, int Out>
+    static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+        kernels::simd_int8::linear(x, rows, p, y);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+        kernels::simd_int8::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        kernels::simd_int8::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+        kernels::simd_int8::add(x, a, n, p);
+    }
+};
+
+#else
+
 template <>
 struct int8_kernel_set<simd> : int8_kernel_set<reference> {};
+
+#endif
 
 }  // namespace staticformer

@@ -1,0 +1,219 @@
+// staticformer: int8 attention scores and context with intrinsics (optimised; bit-identical to
+// reference/int8.hpp).
+//
+// Scores s[j] = sum_d q[d] kt[d * KStride + j] are vectorised over keys j (contiguous in the
+// transposed keys). With a dot-product instruction, four rows d..d+3 of keys are interleaved
+// byte by byte so that each 32-bit lane holds one key's four values, and the query's four
+// values are broadcast: VPDPBUSD on the keys made unsigned (k + 128, the accumulator starting
+// at -128 * sum_d q[d]) or SDOT on signed bytes. Without one, two rows are sign-extended,
+// interleaved as int16 pairs and multiplied by the query pair with VPMADDWD (x86), or each row
+// is widened and multiplied by q[d] (NEON).
+// Context ctx[d] = requantize(sum_j p[j] v[j * VStride + d]) is vectorised over d: two value
+// rows interleaved as int16 pairs times the probability pair (p[j], p[j+1]) with VPDPWSSD /
+// VPMADDWD, or each row widened and multiplied by p[j] (NEON); then the vector rescale.
+// Keys or dimensions that fill no whole vector use masks (AVX-512) or the reference kernel.
+#pragma once
+
+#include "../reference/int8.hpp"
+#include "int8_ops.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace simd_int8 {
+
+#if defined(STATICFORMER_INT8_X86) || defined(STATICFORMER_INT8_ARM)
+
+inline std::int32_t sum_bytes(const std::int8_t* q, int n) noexcept {
+    std::int32_t s = 0;
+    for (int i = 0; i < n; ++i) s += q[i];
+    return s;
+}
+
+// q[d..d+3] as four bytes, zero beyond HeadDim.
+template <int HeadDim>
+inline std::int32_t query4(const std::int8_t* q, int d) noexcept {
+    return d + 4 <= HeadDim ? load4(q + d) : load_partial4(q + d, HeadDim - d);
+}
+
+#endif
+
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+
+template <int HeadDim, int KStride>
+inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+    const __m512i bias = _mm512_set1_epi32(-128 * sum_bytes(q, HeadDim));
+    const __m512i flip = _mm512_set1_epi8(-128);
+    for (int j = 0; j < n; j += 64) {
+        const int left = n - j;
+        const __mmask64 m = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+        __m512i acc[4] = {bias, bias, bias, bias};
+        for (int d = 0; d < HeadDim; d += 4) {
+            __m512i r[4];
+            for (int k = 0; k < 4; ++k)
+                r[k] = d + k < HeadDim ? _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, kt + (d + k) * KStride + j), flip)
+                                       : _mm512_setzero_si512();
+            // Per 128-bit lane L: t[u] holds keys 16 L + 4 u .. 16 L + 4 u + 3, four rows each.
+            const __m512i a = _mm512_unpacklo_epi8(r[0], r[1]), b = _mm512_unpackhi_epi8(r[0], r[1]);
+            const __m512i c = _mm512_unpacklo_epi8(r[2], r[3]), e = _mm512_unpackhi_epi8(r[2], r[3]);
+            const __m512i qb = _mm512_set1_epi32(query4<HeadDim>(q, d));
+            acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(a, c), qb);
+            acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(a, c), qb);
+            acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(b, e), qb);
+            acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(b, e), qb);
+        }
+        // Transpose the 4 x 4 blocks of 128 bits: output u holds keys 16 u .. 16 u + 15.
+        const __m512i u0 = _mm512_maskz_shuffle_i32x4(all16, acc[0], acc[1], 0x44),
+                      u1 = _mm512_maskz_shuffle_i32x4(all16, acc[2], acc[3], 0x44);
+        const __m512i u2 = _mm512_maskz_shuffle_i32x4(all16, acc[0], acc[1], 0xee),
+                      u3 = _mm512_maskz_shuffle_i32x4(all16, acc[2], acc[3], 0xee);
+        const __m512i out[4] = {
+            _mm512_maskz_shuffle_i32x4(all16, u0, u1, 0x88), _mm512_maskz_shuffle_i32x4(all16, u0, u1, 0xdd),
+            _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0x88), _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0xdd)};
+        for (int u = 0; u < 4 && 16 * u < left; ++u)
+            _mm512_mask_storeu_epi32(s + j + 16 * u, mask16(left - 16 * u), out[u]);
+    }
+}
+
+template <int HeadDim, int VStride>
+inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                              std::int8_t* ctx) noexcept {
+    const rescale16_params k(context.shift);
+    const __m512i mv = _mm512_set1_epi32(context.multiplier);
+    for (int d = 0; d < HeadDim; d += 16) {
+        const __mmask16 m = mask16(HeadDim - d);
+        __m512i acc = _mm512_setzero_si512();
+        int j = 0;
+        for (; j + 2 <= n; j += 2) {
+            const __m128i r0 = _mm_maskz_loadu_epi8(m, v + j * VStride + d);
+            const __m128i r1 = _mm_maskz_loadu_epi8(m, v + (j + 1) * VStride + d);
+            const __m256i pairs = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(r0, r1)),
+                                                          _mm_unpackhi_epi8(r0, r1), 1);
+            const std::int32_t pp = std::int32_t(std::uint16_t(p[j]) | std::uint32_t(std::uint16_t(p[j + 1])) << 16);
+            acc = _mm512_dpwssd_epi32(acc, _mm512_maskz_cvtepi8_epi16(~__mmask32(0), pairs), _mm512_set1_epi32(pp));
+        }
+        if (j < n) {
+            const __m128i r0 = _mm_maskz_loadu_epi8(m, v + j * VStride + d);
+            acc = _mm512_add_epi32(
+                acc, _mm512_maskz_mullo_epi32(all16, _mm512_maskz_cvtepi8_epi32(all16, r0), _mm512_set1_epi32(p[j])));
+        }
+        _mm_mask_storeu_epi8(ctx + d, m, _mm512_maskz_cvtsepi32_epi8(all16, rescale16(acc, mv, k)));
+    }
+}
+
+#elif defined(STATICFORMER_INT8_X86)
+
+template <int HeadDim, int KStride>
+inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();  // keys 0-3, 8-11 | 4-7, 12-15
+        for (int d = 0; d < HeadDim; d += 2) {
+            const __m256i r0 =
+                _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kt + d * KStride + j)));
+            const __m256i r1 = d + 1 < HeadDim ? _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                                     reinterpret_cast<const __m128i*>(kt + (d + 1) * KStride + j)))
+                                               : _mm256_setzero_si256();
+            const std::int32_t q1 = d + 1 < HeadDim ? q[d + 1] : 0;
+            const __m256i qq =
+                _mm256_set1_epi32(std::int32_t(std::uint16_t(q[d]) | std::uint32_t(std::uint16_t(q1)) << 16));
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(r0, r1), qq));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(r0, r1), qq));
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s + j), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s + j + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    if (j < n) reference::attention_scores<HeadDim, KStride>(q, kt + j, n - j, s + j);
+}
+
+template <int HeadDim, int VStride>
+inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                              std::int8_t* ctx) noexcept {
+    constexpr int vectored = HeadDim / 8 * 8;
+    const rescale8_params k(context.shift);
+    const __m256i mv = _mm256_set1_epi32(context.multiplier);
+    for (int d = 0; d < vectored; d += 8) {
+        __m256i acc = _mm256_setzero_si256();
+        int j = 0;
+        for (; j + 2 <= n; j += 2) {
+            const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + j * VStride + d));
+            const __m128i r1 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + (j + 1) * VStride + d));
+            const __m256i pairs = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1));
+            const std::int32_t pp = std::int32_t(std::uint16_t(p[j]) | std::uint32_t(std::uint16_t(p[j + 1])) << 16);
+#if defined(STATICFORMER_INT8_AVXVNNI)
+            acc = _mm256_dpwssd_avx_epi32(acc, pairs, _mm256_set1_epi32(pp));
+#else
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi32(pp)));
+#endif
+        }
+        if (j < n) {
+            const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + j * VStride + d));
+            acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_cvtepi8_epi32(r0), _mm256_set1_epi32(p[j])));
+        }
+        store8_int8(ctx + d, rescale8(acc, mv, k));
+    }
+    if constexpr (vectored < HeadDim)
+        reference::attention_context<HeadDim - vectored, VStride>(p, v + vectored, n, context, ctx + vectored);
+}
+
+#elif defined(STATICFORMER_INT8_ARM)
+
+template <int HeadDim, int KStride>
+inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        int32x4_t acc[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+#if defined(STATICFORMER_INT8_SDOT)
+        for (int d = 0; d < HeadDim; d += 4) {
+            int8x16_t r[4];
+            for (int k = 0; k < 4; ++k) r[k] = d + k < HeadDim ? vld1q_s8(kt + (d + k) * KStride + j) : vdupq_n_s8(0);
+            // t[u] holds keys 4 u .. 4 u + 3, four rows each.
+            const int16x8_t a = vreinterpretq_s16_s8(vzip1q_s8(r[0], r[1])),
+                            b = vreinterpretq_s16_s8(vzip2q_s8(r[0], r[1]));
+            const int16x8_t c = vreinterpretq_s16_s8(vzip1q_s8(r[2], r[3])),
+                            e = vreinterpretq_s16_s8(vzip2q_s8(r[2], r[3]));
+            const int8x16_t qb = vreinterpretq_s8_s32(vdupq_n_s32(query4<HeadDim>(q, d)));
+            acc[0] = vdotq_s32(acc[0], vreinterpretq_s8_s16(vzip1q_s16(a, c)), qb);
+            acc[1] = vdotq_s32(acc[1], vreinterpretq_s8_s16(vzip2q_s16(a, c)), qb);
+            acc[2] = vdotq_s32(acc[2], vreinterpretq_s8_s16(vzip1q_s16(b, e)), qb);
+            acc[3] = vdotq_s32(acc[3], vreinterpretq_s8_s16(vzip2q_s16(b, e)), qb);
+        }
+#else
+        for (int d = 0; d < HeadDim; ++d) {
+            const int8x16_t r = vld1q_s8(kt + d * KStride + j);
+            const int16x8_t lo = vmovl_s8(vget_low_s8(r)), hi = vmovl_high_s8(r);
+            acc[0] = vmlal_n_s16(acc[0], vget_low_s16(lo), q[d]);
+            acc[1] = vmlal_high_n_s16(acc[1], lo, q[d]);
+            acc[2] = vmlal_n_s16(acc[2], vget_low_s16(hi), q[d]);
+            acc[3] = vmlal_high_n_s16(acc[3], hi, q[d]);
+        }
+#endif
+        for (int u = 0; u < 4; ++u) vst1q_s32(s + j + 4 * u, acc[u]);
+    }
+    if (j < n) reference::attention_scores<HeadDim, KStride>(q, kt + j, n - j, s + j);
+}
+
+template <int HeadDim, int VStride>
+inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                              std::int8_t* ctx) noexcept {
+    constexpr int vectored = HeadDim / 8 * 8;
+    const rescale4_params k(context.shift);
+    const int32x4_t mv = vdupq_n_s32(context.multiplier);
+    for (int d = 0; d < vectored; d += 8) {
+        int32x4_t lo = vdupq_n_s32(0), hi = vdupq_n_s32(0);
+        for (int j = 0; j < n; ++j) {
+            const int16x8_t r = vmovl_s8(vld1_s8(v + j * VStride + d));
+            lo = vmlal_n_s16(lo, vget_low_s16(r), p[j]);
+            hi = vmlal_high_n_s16(hi, r, p[j]);
+        }
+        store4_int8(ctx + d, rescale4(lo, mv, k));
+        store4_int8(ctx + d + 4, rescale4(hi, mv, k));
+    }
+    if constexpr (vectored < HeadDim)
+        reference::attention_context<HeadDim - vectored, VStride>(p, v + vectored, n, context, ctx + vectored);
+}
+
+#endif
+
+}  // namespace simd_int8
+}  // namespace kernels
+}  // namespace staticformer

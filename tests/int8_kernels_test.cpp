@@ -1,0 +1,228 @@
+// Each simd int8 kernel against its reference, memcmp, on shapes that are multiples of no vector
+// width (In = 1, 3, 5, 7, 33, 70, 257; Out = 1, 3, 17, 40, 65; 1 to 8 rows) and on saturating
+// inputs: all -128, all 127, alternating, random; biases of +-2^30; multipliers 0 and 32767;
+// shifts from 1 to 62; all-equal score rows; probabilities of 32767.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "common/random.hpp"
+
+namespace {
+
+namespace sf = staticformer;
+using sftest::splitmix64;
+
+#if !STATICFORMER_HAS_SIMD
+TEST(Int8SimdKernels, SimdBackend) { GTEST_SKIP() << "no simd backend in this build"; }
+#else
+using ref = sf::int8_kernel_set<sf::reference>;
+using vec = sf::int8_kernel_set<sf::simd>;
+
+TEST(Int8SimdKernels, InstructionSet) { std::printf("int8 simd kernels: %s\n", STATICFORMER_INT8_ISA); }
+
+enum class fill { random, min, max, alternating, min_max };
+constexpr fill fills[] = {fill::random, fill::min, fill::max, fill::alternating, fill::min_max};
+
+// Values of one pattern; min_max: the first half -128, the rest 127.
+std::int8_t value(fill f, std::size_t i, std::size_t n, splitmix64& g) {
+    switch (f) {
+        case fill::min:
+            return -128;
+        case fill::max:
+            return 127;
+        case fill::alternating:
+            return i % 2 ? 127 : -128;
+        case fill::min_max:
+            return i < n / 2 ? -128 : 127;
+        default:
+            return std::int8_t(g.next() >> 56);
+    }
+}
+
+std::vector<std::int8_t> values(fill f, std::size_t n, splitmix64& g) {
+    std::vector<std::int8_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = value(f, i, n, g);
+    return v;
+}
+
+// ---- linear ---------------------------------------------------------------------------------
+
+template <int In, int Out>
+void check_linear(std::uint64_t seed) {
+    splitmix64 g{seed};
+    auto p = std::make_unique<sf::linear_int8<In, Out> >();  // zero: the padding of the last group
+    const int shifts[] = {1, 12, 20, 31, 45, 62};
+    for (fill wf : fills) {
+        for (int i = 0; i < In; ++i)
+            for (int o = 0; o < Out; ++o) p->w[i / 4][o][i % 4] = value(wf, std::size_t(i) * Out + o, In * Out, g);
+        for (int o = 0; o < Out; ++o) {
+            const std::int32_t edges[] = {1 << 30, -(1 << 30), 0, std::int32_t(g.next() >> 34) - (1 << 29)};
+            p->bias[o] = edges[(o + int(wf)) % 4];
+            const std::int16_t multipliers[] = {0, 32767, std::int16_t(g.next() >> 49), 1};
+            p->multiplier[o] = multipliers[(o + 2 * int(wf)) % 4];
+        }
+        for (int shift : shifts) {
+            p->shift = shift;
+            p->output_zero_point = std::int32_t(g.next() % 256) - 128;
+            for (int rows = 1; rows <= 8; ++rows) {
+                const fill xf = fills[(int(wf) + shift + rows) % 5];
+                const std::vector<std::int8_t> x = values(xf, std::size_t(rows) * In, g);  // exactly rows x In
+                std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
+                ref::linear(x.data(), rows, *p, a.data());
+                vec::linear(x.data(), rows, *p, b.data());
+                ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0)
+                    << "In " << In << " Out " << Out << " rows " << rows << " shift " << shift << " weights " << int(wf)
+                    << " inputs " << int(xf);
+            }
+        }
+    }
+}
+
+template <int In>
+void check_linear_outs(std::uint64_t seed) {
+    check_linear<In, 1>(seed);
+    check_linear<In, 3>(seed + 1);
+    check_linear<In, 17>(seed + 2);
+    check_linear<In, 40>(seed + 3);
+    check_linear<In, 65>(seed + 4);
+}
+
+TEST(Int8SimdKernels, LinearOddShapes) {
+    check_linear_outs<1>(1);
+    check_linear_outs<3>(10);
+    check_linear_outs<5>(20);
+    check_linear_outs<7>(30);
+    check_linear_outs<33>(40);
+    check_linear_outs<70>(50);
+    check_linear_outs<257>(60);
+}
+
+TEST(Int8SimdKernels, LinearEncoderShapes) {
+    check_linear<64, 64>(70);
+    check_linear<64, 256>(71);
+    check_linear<256, 64>(72);
+    check_linear<128, 130>(73);
+}
+
+// ---- attention --------------------------------------------------------------------------------
+
+// Scores of one query against n keys stored transposed with stride S, compared over [0, n).
+template <int HeadDim, int S>
+void check_scores(std::uint64_t seed) {
+    splitmix64 g{seed};
+    for (fill f : fills) {
+        const std::vector<std::int8_t> q = values(fills[(int(f) + 1) % 5], HeadDim, g);
+        const std::vector<std::int8_t> kt = values(f, std::size_t(HeadDim) * S, g);  // exactly HeadDim rows
+        for (int n = 1; n <= S; n += n < 20 ? 1 : 7) {
+            std::vector<std::int32_t> a(S, 5), b(S, 5);
+            ref::attention_scores<HeadDim, S>(q.data(), kt.data(), n, a.data());
+            vec::attention_scores<HeadDim, S>(q.data(), kt.data(), n, b.data());
+            ASSERT_EQ(std::memcmp(a.data(), b.data(), sizeof(std::int32_t) * S), 0)
+                << "HeadDim " << HeadDim << " S " << S << " n " << n << " fill " << int(f);
+        }
+    }
+}
+
+TEST(Int8SimdKernels, AttentionScores) {
+    check_scores<1, 1>(1);
+    check_scores<3, 17>(2);
+    check_scores<5, 33>(3);
+    check_scores<7, 70>(4);
+    check_scores<16, 32>(5);
+    check_scores<32, 128>(6);
+    check_scores<33, 65>(7);
+    check_scores<64, 130>(8);
+}
+
+// Context of n probability rows against values with row stride VStride (HeadDim used).
+template <int HeadDim, int VStride>
+void check_context(std::uint64_t seed) {
+    splitmix64 g{seed};
+    constexpr int S = 70;
+    const sf::math::fixed_multiplier ms[] = {{0, 1},        {1, 1},           {2147483647, 62}, {1 << 30, 40},
+                                             {1 << 20, 31}, {2147483647, 20}, {12345, 5}};
+    for (fill f : fills) {
+        const std::vector<std::int8_t> v =
+            values(f, std::size_t(S - 1) * VStride + HeadDim, g);  // ends at the last row
+        for (int pf = 0; pf < 3; ++pf) {
+            std::vector<std::int16_t> p(S);
+            for (int j = 0; j < S; ++j)
+                p[j] = pf == 0 ? 32767 : pf == 1 ? std::int16_t(g.next() >> 49) : std::int16_t(j % 3 ? 0 : 32767);
+            for (const auto& m : ms)
+                for (int n = 1; n <= S; n += n < 10 ? 1 : 9) {
+                    std::vector<std::int8_t> a(HeadDim, 7), b(HeadDim, 9);
+                    ref::attention_context<HeadDim, VStride>(p.data(), v.data(), n, m, a.data());
+                    vec::attention_context<HeadDim, VStride>(p.data(), v.data(), n, m, b.data());
+                    ASSERT_EQ(std::memcmp(a.data(), b.data(), HeadDim), 0)
+                        << "HeadDim " << HeadDim << " n " << n << " m " << m.multiplier << " shift " << m.shift
+                        << " fill " << int(f) << " probabilities " << pf;
+                }
+        }
+    }
+}
+
+TEST(Int8SimdKernels, AttentionContext) {
+    check_context<1, 1>(11);
+    check_context<3, 5>(12);
+    check_context<7, 7>(13);
+    check_context<16, 64>(14);
+    check_context<17, 40>(15);
+    check_context<32, 384>(16);
+    check_context<33, 65>(17);
+    check_context<64, 257>(18);
+}
+
+// The composition's sequence: scores, the reference softmax of an all-equal row, context.
+TEST(Int8SimdKernels, AttentionAllEqualScores) {
+    constexpr int Dh = 16, S = 40;
+    std::vector<std::int8_t> q(Dh, 1), kt(std::size_t(Dh) * S, 3), v(std::size_t(S) * Dh, -128), a(Dh), b(Dh);
+    std::vector<std::int32_t> s1(S), s2(S);
+    std::vector<std::int16_t> p1(S), p2(S);
+    for (int n : {1, 2, 17, 40}) {
+        ref::attention_scores<Dh, S>(q.data(), kt.data(), n, s1.data());
+        vec::attention_scores<Dh, S>(q.data(), kt.data(), n, s2.data());
+        ASSERT_EQ(std::memcmp(s1.data(), s2.data(), sizeof(std::int32_t) * n), 0);
+        ref::softmax(s1.data(), n, {1 << 30, 40}, p1.data());
+        vec::softmax(s2.data(), n, {1 << 30, 40}, p2.data());
+        ASSERT_EQ(std::memcmp(p1.data(), p2.data(), sizeof(std::int16_t) * n), 0);
+        ref::attention_context<Dh, Dh>(p1.data(), v.data(), n, {1 << 28, 29}, a.data());
+        vec::attention_context<Dh, Dh>(p2.data(), v.data(), n, {1 << 28, 29}, b.data());
+        ASSERT_EQ(a, b) << n;
+    }
+}
+
+// ---- residual add ---------------------------------------------------------------------------
+
+TEST(Int8SimdKernels, Add) {
+    splitmix64 g{21};
+    const sf::add_int8 params[] = {{0, 0, 32767, 32767, 1, 0},
+                                   {-128, 127, 32767, 32767, 62, 127},
+                                   {127, -128, 32767, 0, 15, -128},
+                                   {5, -7, 12345, 23456, 16, 3},
+                                   {0, 0, 0, 0, 1, 0},
+                                   {-128, -128, 1, 32767, 31, -5},
+                                   {100, -100, 32767, 1, 40, 0},
+                                   {3, 4, 16384, 16384, 14, 10}};
+    for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257}) {
+        for (fill f : fills) {
+            const std::vector<std::int8_t> x = values(f, n, g), a = values(fills[(int(f) + 2) % 5], n, g);
+            for (const auto& p : params) {
+                std::vector<std::int8_t> y1(x), y2(x);
+                ref::add(y1.data(), a.data(), n, p);
+                vec::add(y2.data(), a.data(), n, p);
+                ASSERT_EQ(y1, y2) << "n " << n << " fill " << int(f) << " shift " << p.shift;
+            }
+        }
+    }
+}
+
+#endif
+
+}  // namespace
