@@ -59,8 +59,8 @@ std::vector<float> widened(const std::vector<std::uint16_t>& h) {
 // reference vs simd with W weights; for f16 also: the reference on f16 weights equals the
 // reference on the widened (f32) weights.
 template <class W, int In, int Out, int WStride = Out>
-void check_linear(int column_offset = 0) {
-    for (int rows = 1; rows <= 9; ++rows) {
+void check_linear(int column_offset = 0, int max_rows = 9) {
+    for (int rows = 1; rows <= max_rows; ++rows) {
         const auto x = random_vector(std::size_t(rows) * In, In * 7 + rows, 2.0f);
         const auto w = random_weights<W>(std::size_t(In) * WStride, Out, 0.5f);
         const auto b = random_weights<W>(WStride, 3, 0.5f);
@@ -89,6 +89,8 @@ void check_linear_shapes() {
     check_linear<W, 100, 31>();
     check_linear<W, 24, 24, 72>(24);  // a column block of a packed QKV matrix
     check_linear<W, 20, 20, 60>(40);
+    check_linear<W, 40, 200>(0, 27);  // every row remainder of the larger register tiles
+    check_linear<W, 37, 120, 360>(120, 19);
 }
 
 TEST(Kernels, Linear) { check_linear_shapes<float>(); }
@@ -149,9 +151,9 @@ TEST(Kernels, Softmax) {
     }
 }
 
-template <int HeadDim>
+template <int HeadDim, int S = 41>
 void check_attention() {
-    constexpr int S = 41, D = HeadDim * 3;
+    constexpr int D = HeadDim * 3;
     const auto q = random_vector(HeadDim, HeadDim, 2.0f);
     const auto kt = random_vector(std::size_t(HeadDim) * S, HeadDim + 1, 2.0f);
     const auto v = random_vector(std::size_t(S) * D, HeadDim + 2, 2.0f);
@@ -177,6 +179,8 @@ TEST(Kernels, Attention) {
     check_attention<20>();
     check_attention<32>();
     check_attention<37>();
+    check_attention<5, 300>();    // keys in several blocks of batches
+    check_attention<136, 300>();  // head features in several blocks of batches
 }
 
 // Inputs for the activations: a sweep of magnitudes, both signs, zeros, infinities.
