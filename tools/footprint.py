@@ -10,14 +10,18 @@ Standard library only; needs the Debian toolchains of ports/ (see the Makefile's
 cmake, and ninja if installed (else make). The measured programs are in ports/footprint/
 (footprint_main.cpp, kernel_profile.hpp); ports/footprint/README.md explains the method.
 
-Adding a precision row: add an entry to PRECISIONS (its C++ tag and how one weight value is
-written in the generated initialiser). Precisions whose encoder does not compile yet are
-reported as "not available" and skipped.
+Adding a precision row: add an entry to PRECISIONS: its C++ tag and how its weights header is
+made (f32, f16: each weight value written as a literal of the generated initialiser; int8:
+quantised from the f32 weights by the library's quantiser, ports/footprint/quantize_weights.cpp),
+optionally a backend other than the default and the targets it exists on (int8-dsp: the
+Cortex-M port's SMLAD kernels). Precisions whose encoder does not compile yet are reported as
+"not available" and skipped.
 """
 
 import argparse
 import bisect
 import concurrent.futures
+import hashlib
 import math
 import os
 import re
@@ -74,8 +78,10 @@ PROBE_VALID_LEN = {("cortex-m3", "small"): 8}
 PROFILE_CONFIGS = {"cortex-m3": ["tiny"], "cortex-m4": ["tiny", "small"], "cortex-m7": ["tiny", "small"],
                    "cortex-m55": ["tiny", "small"]}
 
-# The budget of the issue: Cortex-M4, tiny, f32.
-BUDGET = {"target": "cortex-m4", "config": "tiny", "precision": "f32", "code": 16 * 1024, "ram": 24 * 1024}
+# The budgets of the issue: Cortex-M4, tiny: code <= 16 KiB; RAM (workspace + stack) <= 24 KiB
+# in f32, <= 8 KiB in int8 (reference kernels and the port's DSP kernels).
+BUDGETS = [{"target": "cortex-m4", "config": "tiny", "precision": p, "code": 16 * 1024, "ram": ram}
+           for p, ram in [("f32", 24 * 1024), ("int8", 8 * 1024), ("int8-dsp", 8 * 1024)]]
 
 
 def f32_literal(v):
@@ -93,8 +99,13 @@ def f16_bits_literal(v):
 
 
 class Precision:
-    def __init__(self, name, tag, element_bytes, literal):
+    """literal: how one weight value is written (f32, f16), or None: quantised from f32 (int8).
+    weights: the precision whose weights header this one reuses; backend: (C++ type, header,
+    name) of a backend other than the default; targets: the targets it exists on (None: all)."""
+
+    def __init__(self, name, tag, element_bytes=None, literal=None, weights=None, backend=None, targets=None):
         self.name, self.tag, self.element_bytes, self.literal = name, tag, element_bytes, literal
+        self.weights, self.backend, self.targets = weights, backend, targets
 
 
 PRECISIONS = {
@@ -102,8 +113,14 @@ PRECISIONS = {
     # binary16 storage (std::uint16_t bit patterns, include/staticformer/math/fp16.hpp); picked up
     # by --precisions auto whenever encoder<cfg, f16> compiles.
     "f16": Precision("f16", "staticformer::f16", 2, f16_bits_literal),
-    # int8 (int8 weights, int32 bias, per-channel scales) needs a layout-aware emitter: add it
-    # with the precision.
+    # int8 weights, int32 biases, fixed-point multipliers (weights_int8.hpp): quantised from the
+    # f32 weights on the host by quant/quantize.hpp (ports/footprint/quantize_weights.cpp).
+    "int8": Precision("int8", "staticformer::int8"),
+    # The same int8 weights through the Cortex-M port's kernels (ports/cortex-m/int8_dsp.hpp:
+    # SMLAD linear), on the cores with the DSP extension.
+    "int8-dsp": Precision("int8-dsp", "staticformer::int8", weights="int8",
+                          backend=("staticformer::ports::cortex_m_dsp", "int8_dsp.hpp", "cortex_m_dsp"),
+                          targets=("cortex-m4", "cortex-m7", "cortex-m55")),
 }
 
 # ---- small helpers ---------------------------------------------------------------------------------
@@ -201,6 +218,8 @@ def weight_values(cfg):
 
 def weights_header(cfg_name, cfg, prec):
     d, h, f, s, layers, opts = cfg
+    if prec.literal is None:
+        return int8_wrapper_header(cfg_name, prec)
     vals = [prec.literal(v) for v in weight_values(cfg)]
     lines = [",".join(vals[i:i + 16]) + "," for i in range(0, len(vals), 16)]
     return (
@@ -216,9 +235,63 @@ def weights_header(cfg_name, cfg, prec):
                                      len(vals), prec.element_bytes))
 
 
+def config_type(cfg):
+    d, h, f, s, layers, opts = cfg
+    return "staticformer::encoder_config<%d, %d, %d, %d, %d, %s>" % (d, h, f, s, layers, opts)
+
+
+def quantised_header(cfg_name, cfg, gen_dir, include_dir):
+    """The int8 header of cfg: ports/footprint/quantize_weights.cpp, built against the f32 header,
+    quantises it (calibration, quantisation and the header writer are the library's C++).
+    Rebuilt and rerun only when its inputs change. Returns the program's report line."""
+    f32_header = os.path.join(gen_dir, "weights_%s_f32.hpp" % cfg_name)
+    data = os.path.join(gen_dir, "weights_%s_int8_data.hpp" % cfg_name)
+    exe = os.path.join(gen_dir, "quantize_weights_%s" % cfg_name)
+    stamp_path = exe + ".stamp"
+    cmd = ["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-DSF_FP_BARE_METAL=0",
+           "-DSF_FP_F32_HEADER=\"weights_%s_f32.hpp\"" % cfg_name, "-I", include_dir, "-I", gen_dir, "-I", PORT,
+           os.path.join(PORT, "quantize_weights.cpp"), "-o", exe]
+    h = hashlib.sha256(" ".join(cmd + [config_type(cfg)]).encode())
+    inputs = [f32_header, os.path.join(PORT, "quantize_weights.cpp"), os.path.join(PORT, "platform.hpp")]
+    for dp, _, fs in sorted(os.walk(include_dir)):
+        inputs.extend(os.path.join(dp, f) for f in sorted(fs))
+    for path in inputs:
+        with open(path, "rb") as f:
+            h.update(path.encode() + b"\0" + f.read())
+    stamp = h.hexdigest()
+    old = open(stamp_path).read().split("\n", 1) if os.path.exists(stamp_path) else ["", ""]
+    if old[0] == stamp and os.path.exists(data):
+        return old[1].strip()
+    print("footprint: quantising the %s weights to int8 ..." % cfg_name, file=sys.stderr, flush=True)
+    run(cmd)
+    out = run([exe, data + ".tmp", config_type(cfg)]).stdout
+    os.replace(data + ".tmp", data)
+    line = next((ln for ln in out.splitlines() if ln.startswith("sf_fp_quant:")), "")
+    with open(stamp_path, "w") as f:
+        f.write(stamp + "\n" + line + "\n")
+    return line
+
+
+def int8_wrapper_header(cfg_name, prec):
+    """weights_<cfg>_<prec>.hpp of an int8 precision: the quantiser's header inside namespace sf_fp
+    (its own #include of staticformer.hpp is then a no-op), and the backend, if not the default."""
+    text = ("// Generated by tools/footprint.py: the int8 weights of the footprint programs (%s), quantised from\n"
+            "// weights_%s_f32.hpp by ports/footprint/quantize_weights.cpp (the library's quantiser and header writer).\n"
+            "#pragma once\n#include <staticformer/staticformer.hpp>\n\nnamespace sf_fp {\n"
+            "#include \"weights_%s_int8_data.hpp\"\n"
+            "using config = weights_config;\nusing precision = staticformer::int8;\n}  // namespace sf_fp\n" %
+            (cfg_name, cfg_name, cfg_name))
+    if prec.backend:
+        text += ("\n#include <%s>\n#define SF_FP_BACKEND %s\n#define SF_FP_BACKEND_NAME \"%s\"\n" %
+                 (prec.backend[1], prec.backend[0], prec.backend[2]))
+    return text
+
+
 def precision_available(name, include_dir, gen_dir):
     """(True, "") if encoder<cfg, P> and encoder_weights<cfg, P> compile on the host, else (False, why)."""
     prec = PRECISIONS[name]
+    if prec.backend and not os.path.exists(os.path.join(ROOT, "ports", "cortex-m", prec.backend[1])):
+        return False, "no ports/cortex-m/%s" % prec.backend[1]
     src = os.path.join(gen_dir, "check_%s.cpp" % name)
     write_if_changed(src, (
         "#include <staticformer/staticformer.hpp>\nnamespace sf = staticformer;\n"
@@ -308,7 +381,8 @@ def disassemble(target, elf):
         m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", ln)
         if not m:
             continue
-        ins = m.group(2).split("@")[0].strip() if target.prefix.startswith("arm") else m.group(2).strip()
+        # Arm assembler comments start with "@" (a separate word: "<memcpy@plt>" is a name).
+        ins = re.sub(r"\s@\s.*$", "", m.group(2)).strip() if target.prefix.startswith("arm") else m.group(2).strip()
         cur["lines"].append(ins)
         cur["last"] = int(m.group(1), 16)
         # Only control transfers (calls, branches, jumps) make edges; address annotations of
@@ -621,7 +695,12 @@ Generated by `tools/footprint.py` (`tools/footprint.sh`); programs in `ports/foo
 and `--specs=rdimon.specs`; Linux images dynamically linked to glibc. Configurations (pre-norm, GELU,
 final LayerNorm, tile 4): **tiny** `encoder_config<64, 4, 256, 32, 2>`, **small**
 `encoder_config<128, 4, 512, 64, 4>`. Weights: deterministic values in a generated header
-(`inline constexpr encoder_weights<...>`, as `tools/export_pytorch.py` writes it).
+(`inline constexpr encoder_weights<...>`, as `tools/export_pytorch.py` writes it); int8: those f32
+weights quantised on the host by the library's quantiser (`quant/quantize.hpp`, min-max calibration
+on 4 deterministic inputs, `ports/footprint/quantize_weights.cpp`), written by its header writer;
+int8 input and output are `std::int8_t` buffers (the caller's). **int8-dsp**: the same int8
+weights through the Cortex-M port's kernels (`sf::ports::cortex_m_dsp`, `ports/cortex-m/int8_dsp.hpp`)
+on the cores with the DSP extension (M4, M7, M55).
 
 How each column is measured (one minimal program per target x precision x config, built twice:
 *fwd* calls `sf::forward<default backend>()` once through `extern "C" sf_fp_run()`, *base* is the
@@ -660,6 +739,10 @@ def report(results, prof, args, avail, elapsed):
     for name, (ok, why) in avail.items():
         if not ok:
             out.append("Precision **%s**: not available (`%s`); its rows are skipped.\n" % (name, why))
+    quant = getattr(args, "quant", {})
+    if any(quant.values()):
+        out.append("int8 weights against the f32 encoder on the calibration inputs (SQNR of the dequantised "
+                   "output): " + ", ".join("%s %s dB" % (c, q["sqnr_db"]) for c, q in quant.items() if q) + ".\n")
     out.append("## Footprint of forward()\n")
     out.append("| target | backend | prec | config | code: forward() | Δ .text | const Δ | weights constexpr / image "
                "| workspace constexpr / Δ RAM | stack static | stack painted | heap |")
@@ -732,67 +815,102 @@ def report(results, prof, args, avail, elapsed):
     return "\n".join(out)
 
 
-def budget_section(out, results):
-    key = (BUDGET["target"], BUDGET["precision"], BUDGET["config"])
-    r = results.get(key)
-    if not r or "analysis" not in r or not r.get("probe"):
-        return
-    a, pr = r["analysis"], r["probe"]
-    code = a["cg"]["code"]
-    stack = max(a["cg"]["stack"] or 0, int(pr["stack_painted"]))
-    ws = int(pr["workspace_bytes"])
-    ram = ws + stack
-    d, h, f, s, layers, _ = CONFIGS[BUDGET["config"]]
+def workspace_buffers(prec, cfg):
+    """(name, bytes) of the workspace struct's members (encoder.hpp: workspace<cfg>; encoder_int8.hpp:
+    workspace_int8<cfg>), each alignas(64), tile = min(4, seq_len)."""
+    d, h, f, s, layers, _ = cfg
     tile = min(4, s)
-    out.append("## Budget: %s, %s, %s\n" % key)
-    out.append("| | measured | budget | margin |")
-    out.append("|---|--:|--:|--:|")
-    out.append("| encoder code (functions reachable from forward) | %s B | %s B | %s B |" % (
-        fmt(code), fmt(BUDGET["code"]), fmt(BUDGET["code"] - code)))
-    out.append("| RAM: workspace %s B + stack %s B | %s B | %s B | %s B |" % (
-        fmt(ws), fmt(stack), fmt(ram), fmt(BUDGET["ram"]), fmt(BUDGET["ram"] - ram)))
+    if PRECISIONS[prec].tag == "staticformer::int8":
+        bufs = [("keys_t", d * s), ("values", s * d), ("normed", tile * d), ("query", tile * d), ("proj", tile * d),
+                ("hidden", tile * f), ("scores", 4 * s), ("probs", 2 * s)]
+    else:
+        bufs = [("keys_t", 4 * d * s), ("values", 4 * s * d), ("narrow", 4 * tile * d),
+                ("wide", 4 * max(tile * f, tile * d + s))]
+    return tile, bufs
+
+
+def budget_section(out, results):
+    rows = []
+    for b in BUDGETS:
+        key = (b["target"], b["precision"], b["config"])
+        r = results.get(key)
+        if r and "analysis" in r and r.get("probe"):
+            a, pr = r["analysis"], r["probe"]
+            stack = max(a["cg"]["stack"] or 0, int(pr["stack_painted"]))
+            rows.append((b, key, a, a["cg"]["code"], int(pr["workspace_bytes"]), stack))
+    if not rows:
+        return
+    out.append("## Budgets: %s, %s\n" % (BUDGETS[0]["target"], BUDGETS[0]["config"]))
+    out.append("Code: the functions reachable from forward(). RAM: the workspace plus the worst-case stack (the "
+               "larger of the static and the painted figure); the caller's input and output buffers not counted.\n")
+    out.append("| precision | backend | code | code budget | RAM: workspace + stack | RAM budget | verdict |")
+    out.append("|---|---|--:|--:|--:|--:|---|")
+    details = []
+    for b, key, a, code, ws, stack in rows:
+        ram = ws + stack
+        ok = code <= b["code"] and ram <= b["ram"]
+        verdict = []
+        verdict.append("code %s (%s of %s)" % ("pass" if code <= b["code"] else "FAIL, over by %s B" %
+                                              fmt(code - b["code"]), kib(code), kib(b["code"])))
+        verdict.append("RAM %s (%s of %s, margin %s B)" % ("pass" if ram <= b["ram"] else "FAIL",
+                                                         kib(ram), kib(b["ram"]), fmt(b["ram"] - ram)))
+        out.append("| %s | %s | %s B | %s B | %s + %s = %s B | %s B | **%s**: %s |" % (
+            key[1], results[key]["probe"].get("backend", "?"), fmt(code), fmt(b["code"]), fmt(ws), fmt(stack),
+            fmt(ram), fmt(b["ram"]), "PASS" if ok else "FAIL", "; ".join(verdict)))
+        d = []
+        extra = a["ram_delta"] - ws
+        if extra > 0:
+            objs = ", ".join("`%s` %s B" % (demangle(n), fmt(z)) for n, z in a["ram_extra"][:4]) or "alignment"
+            d.append("beyond the workspace, the image with forward() holds %s B more static RAM than without it: %s; "
+                     "counting it, %s B (%s)" % (fmt(extra), objs, fmt(ram + extra),
+                                               "within the budget" if ram + extra <= b["ram"] else
+                                               "over the budget by %s B" % fmt(ram + extra - b["ram"])))
+        tile, bufs = workspace_buffers(key[1], CONFIGS[key[2]])
+        total = sum((z + 63) // 64 * 64 for _, z in bufs)
+        d.append("workspace (tile = %d): " % tile + ", ".join("%s %s B" % (n, fmt(z)) for n, z in bufs) +
+                 " = %s B%s" % (fmt(total), "" if total == ws else " (constexpr says %s: layout changed?)" % fmt(ws)))
+        d.append("stack: deepest path " + " -> ".join(short_name(n) for n in a["cg"]["path"]))
+        details.append("- %s: %s." % (key[1], "; ".join(d)))
     out.append("")
-    verdict = []
-    verdict.append("code: %s (%s of %s)" % ("within budget" if code <= BUDGET["code"] else "OVER by %s B" %
-                                           fmt(code - BUDGET["code"]), kib(code), kib(BUDGET["code"])))
-    verdict.append("RAM: %s (%s of %s)" % ("within budget" if ram <= BUDGET["ram"] else "OVER by %s B" %
-                                          fmt(ram - BUDGET["ram"]), kib(ram), kib(BUDGET["ram"])))
-    out.append("Verdict: " + "; ".join(verdict) + ".\n")
-    extra = a["ram_delta"] - ws
-    if extra > 0:
-        objs = ", ".join("`%s` %s B" % (demangle(n), fmt(z)) for n, z in a["ram_extra"][:4]) or "alignment"
-        out.append("Beyond the workspace, the image with forward() holds %s B more static RAM than without it: %s. "
-                   "Counting it, workspace + stack + that = %s B (%s).\n" % (
-                       fmt(extra), objs, fmt(ram + extra),
-                       "within the budget" if ram + extra <= BUDGET["ram"] else
-                       "over the budget by %s B" % fmt(ram + extra - BUDGET["ram"])))
-    bufs = [("keys_t", d * s), ("values", s * d), ("narrow", tile * d), ("wide", max(tile * f, tile * d + s))]
-    out.append("Workspace buffers (`workspace<cfg>` in encoder.hpp, tile = %d): " % tile +
-               ", ".join("%s %s B" % (n, fmt(4 * c)) for n, c in bufs) +
-               " = %s B%s." % (fmt(4 * sum(c for _, c in bufs)),
-                               "" if 4 * sum(c for _, c in bufs) == ws else " (constexpr says %s: layout changed?)" % fmt(ws)))
-    out.append("Stack: deepest path " + " -> ".join(short_name(n) for n in a["cg"]["path"]) + ".\n")
+    out.extend(details)
+    out.append("")
 
 
 def profile_section(out, prof, args):
-    out.append("## Cortex-M speed proxy: instructions per inference (reference backend)\n")
+    out.append("## Cortex-M speed proxy: instructions per inference\n")
     out.append("QEMU `-icount shift=0` (1 instruction = 1 ns), SysTick read through `ports/cortex-m/cycle_counter.h` "
-               "(one tick = 40 instructions on MPS2, 31.25 on AN547). **total**: `sf::forward<sf::reference>` as a "
-               "whole. Kernels: `sf::detail::forward<cfg, profiled>` where `profiled` wraps each kernel of "
-               "`kernel_set<reference>` in a counter span (free-running reads: the tick quantisation is "
+               "(one tick = 40 instructions on MPS2, 31.25 on AN547). **total**: `sf::forward<backend>` as a "
+               "whole (the reference backend; **int8-dsp**: the port's `sf::ports::cortex_m_dsp`, SMLAD linear, "
+               "the other int8 kernels the reference's). Kernels: `sf::detail::forward<cfg, profiled>` (f32, f16) "
+               "or `sf::detail::forward_int8<cfg, profiled_int8<int8_kernel_set<backend>>>` (int8), which wrap "
+               "each kernel of the set in a counter span (free-running reads: the tick quantisation is "
                "unbiased and averages out over the spans); each kernel's sum minus calls x the overhead of "
                "an empty span (measured 4600 times). **glue**: total minus the kernels (input staging, key "
-               "transposition, query scaling, residual adds). **instrumented run**: the instrumented forward's "
+               "transposition, query scaling, f32 residual adds; int8 residual adds are the **add** kernel). "
+               "**instrumented run**: the instrumented forward's "
                "total against the plain one, per span (the span bookkeeping; a large value would mean the "
                "instrumentation changed the kernels' code). Program: `ports/footprint/kernel_profile.hpp` (entry `sf_fp_main_profile`). "
                "QEMU counts instructions, not cycles: it models neither the M7's dual issue nor FPU latencies, "
                "flash wait states or caches.\n")
-    kinds = ["linear", "scores", "softmax", "context", "layer_norm", "activation"]
+    all_kinds = ["linear", "scores", "softmax", "context", "layer_norm", "activation", "add"]
+    out.append("Instructions per inference (valid_len = seq_len), by precision:\n")
+    precs = [p for p in PRECISIONS if any(k[2] == p for k in prof)]
+    out.append("| core | config | " + " | ".join(precs) + " |")
+    out.append("|---|---|" + "--:|" * len(precs))
+    for cfg in args.config_order:
+        for t in args.target_order:
+            cells = [prof.get((t, cfg, p)) for p in precs]
+            if any(cells):
+                out.append("| %s | %s | %s |" % (t, cfg, " | ".join(
+                    "" if c is None else c.get("error", None) or fmt(c["total"]) for c in cells)))
+    out.append("")
     for cfg, prec in [(c, p) for c in args.config_order for p in PRECISIONS]:
         rows = [(t, p) for (t, c, pr), p in prof.items() if c == cfg and pr == prec]
         if not rows:
             continue
         rows.sort(key=lambda x: args.target_order.index(x[0]))
+        kinds = [k for k in all_kinds if any(p.get("calls", {}).get(k, 0) for _, p in rows)]
+        kinds = kinds or all_kinds
         warn = []
         out.append("### %s, %s (valid_len = seq_len = %d)\n" % (cfg, prec, CONFIGS[cfg][3]))
         out.append("| core | total | " + " | ".join(kinds) + " | glue | span overhead | instrumented run | CRC plain = instrumented |")
@@ -803,7 +921,7 @@ def profile_section(out, prof, args):
                 continue
             cells = []
             for k in kinds:
-                v = p["kernels"][k]
+                v = p["kernels"].get(k, 0.0)
                 cells.append("%s (%.1f%%)" % (fmt(int(round(v))), 100.0 * v / p["total"]))
             spans = sum(c for n, c in p["calls"].items() if n != "empty")
             if abs(p["split_total"] - p["total"]) > 0.01 * p["total"]:
@@ -850,7 +968,8 @@ def main():
     ap.add_argument("--reference", action="store_true", help="measure sf::reference on every target")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--no-profile", action="store_true", help="skip the Cortex-M speed proxy")
-    ap.add_argument("--profile-precisions", default="f32", help="precisions of the speed proxy (default f32)")
+    ap.add_argument("--profile-precisions", default="f32,f16,int8,int8-dsp",
+                    help="precisions of the speed proxy (default f32,f16,int8,int8-dsp)")
     ap.add_argument("--profile-only", action="store_true", help="only the Cortex-M speed proxy")
     ap.add_argument("--output", help="also write the Markdown here (default: <build-dir>/footprint.md)")
     ap.add_argument("--details", action="store_true", help="print call-graph details (stack paths, functions)")
@@ -873,13 +992,22 @@ def main():
     names = list(PRECISIONS) if args.precisions == "auto" else args.precisions.split(",")
     avail = {}
     for n in names:
+        if n not in PRECISIONS:
+            sys.exit("unknown precision %s" % n)
         avail[n] = precision_available(n, args.include, gen) if n != "f32" else (True, "")
     precisions = [n for n in names if avail[n][0]]
 
-    # Weights headers (rewritten only when their text changes, so rebuilds are incremental).
+    # Weights headers (rewritten only when their text changes, so rebuilds are incremental). The
+    # int8 ones are quantised from the f32 ones, on the host, one configuration per job.
+    quantised = any(PRECISIONS[p].literal is None for p in precisions)
     for c in configs:
-        for p in precisions:
+        for p in precisions + (["f32"] if quantised and "f32" not in precisions else []):
             write_if_changed(os.path.join(gen, "weights_%s_%s.hpp" % (c, p)), weights_header(c, CONFIGS[c], PRECISIONS[p]))
+    args.quant = {}
+    if quantised:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(args.jobs, len(configs)))) as ex:
+            for c, line in zip(configs, ex.map(lambda c: quantised_header(c, CONFIGS[c], gen, args.include), configs)):
+                args.quant[c] = kv_line(line, "sf_fp_quant:") or {}
 
     xsimd_dir = ""
     if os.path.isdir("/usr/include/xsimd"):
@@ -889,7 +1017,7 @@ def main():
         if not os.path.islink(link):
             os.symlink("/usr/include/xsimd", link)
 
-    cases = [] if args.profile_only else ["%s_%s" % (c, p) for c in configs for p in precisions]
+    all_cases = [] if args.profile_only else ["%s_%s" % (c, p) for c in configs for p in precisions]
     results, prof = {}, {}
     # Targets run in parallel (build, analyse, run), longest first; each build gets a share of
     # the jobs.
@@ -897,10 +1025,14 @@ def main():
     workers = max(1, min(args.jobs, len(order)))
     build_jobs = max(1, args.jobs // workers)
 
+    def on_target(p, t):
+        return PRECISIONS[p].targets is None or t.name in PRECISIONS[p].targets
+
     def pipeline(t):
+        cases = [case for case in all_cases if on_target(case.split("_", 1)[1], t)]
         pcases = [] if (args.no_profile or not t.bare) else [
             "%s_%s" % (c, p) for c in PROFILE_CONFIGS.get(t.name, []) if c in configs
-            for p in args.profile_precisions.split(",") if p in precisions]
+            for p in args.profile_precisions.split(",") if p in precisions and on_target(p, t)]
         print("footprint: %s: building ..." % t.name, file=sys.stderr, flush=True)
         t0 = time.time()
         bdir, failed = configure_and_build(t, args.build_dir, args, cases, pcases, xsimd_dir, build_jobs)

@@ -15,36 +15,71 @@
 // tools/footprint.py): namespace sf_fp { using config = ...; using precision = ...;
 // inline constexpr staticformer::encoder_weights<config, precision> weights = {...}; }
 // so the weights are constant-initialised into .rodata, as tools/export_pytorch.py's headers are.
+// A header may also define SF_FP_BACKEND and SF_FP_BACKEND_NAME (a backend other than the
+// default, e.g. the Cortex-M port's int8 kernels) after including what declares it.
 #include SF_FP_WEIGHTS_HEADER
 
 #include <cstdint>
 #include <type_traits>
+
+#include <staticformer/quant/convert.hpp>
 
 #include "platform.hpp"
 
 namespace sf = staticformer;
 
 namespace sf_fp {
-#ifdef SF_FP_FORCE_REFERENCE
+#if defined(SF_FP_BACKEND)
+using backend = SF_FP_BACKEND;
+// sf::encoder takes the library's backends only; a port's is called through sf::forward. The
+// class serves for the types and sizes, which do not depend on the backend.
+using encoder_type = sf::encoder<config, precision, sf::reference>;
+#else
+#if defined(SF_FP_FORCE_REFERENCE)
 using backend = sf::reference;
 #else
 using backend = sf::default_backend;
 #endif
 using encoder_type = sf::encoder<config, precision, backend>;
-constexpr std::size_t io_floats = encoder_type::io_floats;
+#endif
+// float for f32 and f16, std::int8_t for int8.
+using value_type = encoder_type::value_type;
+constexpr std::size_t io_values = encoder_type::io_values;
+
+inline const char* backend_name() {
+#ifdef SF_FP_BACKEND_NAME
+    return SF_FP_BACKEND_NAME;
+#else
+    return std::is_same<backend, sf::reference>::value ? "reference" : "simd";
+#endif
+}
+
+// The input: xorshift values in [-1, 1), as floats, or quantised with the weights' input
+// quantisation (int8; the same values the int8 weights were calibrated on).
+template <class W>
+void fill(const W& w, value_type* x, std::size_t n) {
+    generator g{0x9E3779B9u};
+    for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same<value_type, float>::value)
+            x[i] = g.next();
+        else
+            x[i] = sf::quantize_value(g.next(), w.input);
+    }
+}
 }  // namespace sf_fp
 
 // The caller's buffers (not part of the encoder's RAM) and the caller-owned workspace, in the
 // section the Cortex-M linker script places first in .bss.
 extern "C" {
-float sf_fp_x[sf_fp::io_floats];
-float sf_fp_y[sf_fp::io_floats];
+sf_fp::value_type sf_fp_x[sf_fp::io_values];
+sf_fp::value_type sf_fp_y[sf_fp::io_values];
 }
 __attribute__((section(".bss.staticformer_workspace"))) sf_fp::encoder_type::workspace_type sf_fp_workspace;
 
 // The encoder call, out of line and opaque to IPA (valid_len stays a run-time value): the root
 // of the call graph whose stack tools/footprint.py sums, and the function the probe measures.
-extern "C" __attribute__((noinline, noipa)) int sf_fp_run(const float* x, float* y, int valid_len) {
+extern "C" __attribute__((noinline, noipa)) int sf_fp_run(const sf_fp::value_type* x, sf_fp::value_type* y,
+                                                         int valid_len) {
     return int(sf::forward<sf_fp::backend>(sf_fp::weights, sf_fp_workspace, x, y, valid_len));
 }
 
@@ -53,10 +88,7 @@ namespace {
 // The number of valid rows, a run-time value: seq_len (the probe takes another on its command line).
 volatile int valid_len_source = sf_fp::config::seq_len;
 
-void fill_input() {
-    sf_fp::generator g{0x9E3779B9u};
-    for (std::size_t i = 0; i < sf_fp::io_floats; ++i) sf_fp_x[i] = g.next();
-}
+void fill_input() { sf_fp::fill(sf_fp::weights, sf_fp_x, sf_fp::io_values); }
 
 constexpr std::size_t paint_bytes = 16 * 1024;
 
@@ -107,7 +139,7 @@ extern "C" int sf_fp_main_probe(int argc, char** argv) {
     const int status = measure(stack);
     sf_fp::line l;
     l.text("sf_fp:")
-        .kv("backend", std::is_same<sf_fp::backend, sf::reference>::value ? "reference" : "simd")
+        .kv("backend", sf_fp::backend_name())
         .kv("status", std::uint64_t(status))
         .kv("valid_len", std::uint64_t(valid_len_source))
         .kv("weight_bytes", std::uint64_t(sf_fp::encoder_type::weight_bytes))

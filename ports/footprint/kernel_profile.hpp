@@ -4,17 +4,19 @@
 // Runs under ports/cortex-m/run.sh (QEMU, -icount shift=0: one instruction = 1 ns of guest
 // time, counted by SysTick through ports/cortex-m/cycle_counter.h).
 //
-//  1. plain:  sf_fp_run(), i.e. sf::forward<sf::reference>() as a user calls it, counted whole.
-//  2. split:  sf::detail::forward<config, profiled>(), where `profiled` derives from
-//             kernel_set<reference> and reads the counter around every kernel call (as
-//             tests/encoder_test.cpp's `counting` counts calls). Each span adds its raw SysTick
+//  1. plain:  sf_fp_run(), i.e. sf::forward<backend>() as a user calls it, counted whole.
+//  2. split:  the same composition with a kernel set that reads the counter around every kernel
+//             call (as tests/encoder_test.cpp's `counting` counts calls): f32 / f16
+//             sf::detail::forward<config, profiled>(), `profiled` deriving from
+//             kernel_set<reference>; int8 sf::detail::forward_int8<config, profiled_int8<K>>(),
+//             K = int8_kernel_set<backend> (reference, or the port's DSP kernels). Each span adds its raw SysTick
 //             delta to its kernel; the counter is read free-running (no wait for a tick edge),
 //             so the 40-instruction quantisation (31.25 on AN547) of a span is unbiased and
 //             averages out over the ~1000 spans of an inference.
 //  3. empty:  the same span around nothing, many times: the measurement overhead per span,
 //             which tools/footprint.py subtracts (calls x overhead) from each kernel.
 // The time outside kernel spans is the composition's own work ("glue": staging the input,
-// transposing keys, scaling queries, residual adds). Both runs' output CRCs are printed: they
+// transposing keys, scaling queries, f32 residual adds; int8 adds are a kernel). Both runs' output CRCs are printed: they
 // must be equal (instrumentation must not change a bit).
 // Included by footprint_main.cpp on Cortex-M (weights header, sf_fp::generator etc. in scope);
 // entry point sf_fp_main_profile, argv[1] = valid_len (default seq_len).
@@ -30,8 +32,9 @@
 // linear on the M4 from register spills).
 namespace sf_fp_profile {
 
-enum kind { k_linear, k_scores, k_softmax, k_context, k_layer_norm, k_activation, k_empty, k_count };
-const char* const kind_name[k_count] = {"linear", "scores", "softmax", "context", "layer_norm", "activation", "empty"};
+enum kind { k_linear, k_scores, k_softmax, k_context, k_layer_norm, k_activation, k_add, k_empty, k_count };
+const char* const kind_name[k_count] = {"linear",     "scores",     "softmax", "context",
+                                        "layer_norm", "activation", "add",     "empty"};
 
 // Raw SysTick ticks per kernel. A span reads only the 24-bit current-value register, twice (no
 // 64-bit arithmetic, nothing kept in a register across the kernel: the start goes to memory),
@@ -88,21 +91,70 @@ struct profiled : base {
     }
 };
 
+// int8: the same spans around every kernel of K (int8_kernel_set<backend>).
+template <class K>
+struct profiled_int8 : K {
+    template <int In, int Out>
+    static void linear(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+        span<k_linear> s;
+        K::linear(x, rows, p, y);
+    }
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const sf::layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        span<k_layer_norm> s;
+        K::layer_norm(x, rows, p, y);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* out) noexcept {
+        span<k_scores> s;
+        K::template attention_scores<HeadDim, KStride>(q, kt, n, out);
+    }
+    static void softmax(std::int32_t* sc, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
+        span<k_softmax> s;
+        K::softmax(sc, n, m, p);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        span<k_context> s;
+        K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+        span<k_activation> s;
+        K::activate(x, n, table);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const sf::add_int8& p) noexcept {
+        span<k_add> s;
+        K::add(x, a, n, p);
+    }
+};
+
 // The buffers and workspace of footprint_main.cpp.
 using config = sf_fp::config;
-constexpr std::size_t io_floats = std::size_t(config::seq_len) * config::d_model;
-float* const x = sf_fp_x;
-float* const y = sf_fp_y;
+using value_type = sf_fp::value_type;
+constexpr std::size_t io_values = sf_fp::io_values;
+value_type* const x = sf_fp_x;
+value_type* const y = sf_fp_y;
 auto& workspace = sf_fp_workspace;
 
-// The plain run is sf_fp_run() itself: sf::forward with the default backend, which on
-// Cortex-M is sf::reference.
-static_assert(std::is_same<sf_fp::backend, sf::reference>::value, "Cortex-M runs the reference backend");
+// The plain run is sf_fp_run() itself: sf::forward with the measured backend (on Cortex-M the
+// default is sf::reference; int8 may run the port's kernels).
+template <class W, class Ws>
+int run_split(const W& w, Ws& ws, int n) {  // f32, f16
+    static_assert(sizeof(W) == 0 || std::is_same<sf_fp::backend, sf::reference>::value,
+                  "float on Cortex-M runs the reference backend");
+    return int(sf::detail::forward<config, profiled>(w, ws, x, y, n));
+}
+template <class Ws>
+int run_split(const sf::encoder_weights<config, sf::int8>& w, Ws& ws, int n) {
+    return int(sf::detail::forward_int8<config, profiled_int8<sf::int8_kernel_set<sf_fp::backend>>>(w, ws, x, y, n));
+}
+
 inline int plain(int n) { return sf_fp_run(x, y, n); }
 __attribute__((noinline, noipa)) int split(int n) {
     for (std::uint32_t& t : span_ticks) t = 0;
     for (std::uint32_t& c : span_calls) c = 0;
-    return int(sf::detail::forward<config, profiled>(sf_fp::weights, workspace, x, y, n));
+    return run_split(sf_fp::weights, workspace, n);
 }
 // A varying delay between the spans (outside them) spreads their start over the phases of a
 // SysTick tick, so the quantisation of the average is unbiased here too.
@@ -118,21 +170,20 @@ __attribute__((noinline, noipa)) void empty_spans(int n) {
 
 extern "C" int sf_fp_main_profile(int argc, char** argv) {
     using namespace sf_fp_profile;
-    sf_fp::generator g{0x9E3779B9u};
-    for (std::size_t i = 0; i < io_floats; ++i) x[i] = g.next();
+    sf_fp::fill(sf_fp::weights, x, io_values);
     const int n = sf_fp::valid_len_argument(argc, argv, config::seq_len);  // argv[1], default seq_len
     sf_fp::line l;
 
     sf_port_counter_start();
     const int status_plain = plain(n);
     const std::uint64_t plain_instructions = sf_port_counter_read();
-    const std::uint32_t crc_plain = sf_fp::crc32(y, io_floats * sizeof(float));
+    const std::uint32_t crc_plain = sf_fp::crc32(y, sizeof sf_fp_y);
 
-    for (std::size_t i = 0; i < io_floats; ++i) y[i] = 0.0f;
+    for (std::size_t i = 0; i < io_values; ++i) y[i] = 0;
     const std::uint64_t t0 = sf_port_ticks();
     const int status_split = split(n);
     const std::uint64_t split_ticks = sf_port_ticks() - t0;
-    const std::uint32_t crc_split = sf_fp::crc32(y, io_floats * sizeof(float));
+    const std::uint32_t crc_split = sf_fp::crc32(y, sizeof sf_fp_y);
 
     constexpr int empty_reps = 4600;
     empty_spans(empty_reps);
