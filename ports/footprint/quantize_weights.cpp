@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot write %s\n", argv[1]);
         return 1;
     }
-    sf::quant::detail::write_header(f, "weights", config_line.c_str(), w8, "the footprint's f32 weights");
+    sf::quant::detail::write_header(f, "weights", config_line.c_str(), w8, "the footprint's f32 weights",
+                                    "ports/footprint/quantize_weights.cpp");
     if (std::fclose(f) != 0) return 1;
     std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count,
                 sf::quant::sqnr_db(sf_fp::weights, w8, samples.data(), count, cfg::seq_len));
