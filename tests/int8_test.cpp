@@ -24,13 +24,20 @@ namespace math = sf::math;
 
 // ---- fixed point ---------------------------------------------------------------------------
 
-// rescale() in 128-bit arithmetic: floor((acc * m + 2^(shift-1)) / 2^shift), saturated.
+// rescale() by division instead of shifts: floor((acc * m + 2^(shift-1)) / 2^shift), saturated.
+// (|acc * m| < 2^62, so the sum fits in 64 bits; no 128-bit type: it runs on 32-bit targets.)
 std::int32_t rescale_model(std::int32_t acc, std::int32_t m, int shift) {
-    const __int128 p = __int128(acc) * m + (__int128(1) << (shift - 1));
-    __int128 q = p / (__int128(1) << shift);
-    if (q * (__int128(1) << shift) > p) --q;  // floor for negative p
-    const __int128 limit = __int128(1) << 30;
+    const std::int64_t p = std::int64_t(acc) * m + (std::int64_t(1) << (shift - 1));
+    const std::int64_t d = std::int64_t(1) << shift;
+    std::int64_t q = p / d;               // truncates toward zero ...
+    if (p % d != 0 && p < 0) --q;         // ... floor for negative p
+    const std::int64_t limit = std::int64_t(1) << 30;
     return std::int32_t(q > limit ? limit : q < -limit ? -limit : q);
+}
+
+// r == floor(sqrt(v)) without overflow: r^2 <= v < (r + 1)^2.
+bool is_floor_sqrt(std::uint64_t v, std::uint64_t r) {
+    return r * r <= v && (r + 1) > v / (r + 1);
 }
 
 TEST(FixedPoint, RescaleMatchesExactModel) {
@@ -65,14 +72,12 @@ TEST(FixedPoint, RescaleRoundsTiesUpOnce) {
 
 TEST(FixedPoint, IntegerSquareRoot) {
     for (std::uint64_t v = 0; v < 200000; ++v) {
-        const std::uint64_t r = math::isqrt(v);
-        ASSERT_TRUE(r * r <= v && (r + 1) * (r + 1) > v) << v;
+        ASSERT_TRUE(is_floor_sqrt(v, math::isqrt(v))) << v;
     }
     splitmix64 g{11};
     for (int i = 0; i < 200000; ++i) {
         const std::uint64_t v = g.next() >> (1 + g.next() % 63);
-        const unsigned __int128 r = math::isqrt(v);
-        ASSERT_TRUE(r * r <= v && (r + 1) * (r + 1) > v) << v;
+        ASSERT_TRUE(is_floor_sqrt(v, math::isqrt(v))) << v;
     }
     EXPECT_EQ(math::isqrt(~std::uint64_t(0) >> 1), 3037000499u);
 }

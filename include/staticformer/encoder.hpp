@@ -138,7 +138,7 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg>& ws, cons
     const std::uintptr_t bytes = count * sizeof(float);
     if (xa != ya && xa < ya + bytes && ya < xa + bytes) return status::overlapping_buffers;
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
-    if (x != y) std::memcpy(y, x, valid * sizeof(float));
+    if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
     composition<Cfg, K, weight_element_t<P>>::run(w, y, valid_len, ws);
     return status::ok;

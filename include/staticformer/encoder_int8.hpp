@@ -111,7 +111,7 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
     const auto xa = reinterpret_cast<std::uintptr_t>(x), ya = reinterpret_cast<std::uintptr_t>(y);
     if (xa != ya && xa < ya + count && ya < xa + count) return status::overlapping_buffers;
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
-    if (x != y) std::memcpy(y, x, valid);
+    if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
     composition_int8<Cfg, K>::run(w, y, valid_len, ws);
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
     return status::ok;
