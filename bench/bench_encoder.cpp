@@ -11,22 +11,13 @@
 #include <vector>
 
 #include "common/cases.hpp"
+#include "configs.hpp"
 #include "eigen_encoder.hpp"
 
 namespace {
 
 namespace sf = staticformer;
-using tiny = sf::encoder_config<64, 4, 256, 32, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
-using small = sf::encoder_config<128, 4, 512, 64, 4, sf::pre_norm, sf::gelu, sf::final_norm>;
-using mini = sf::encoder_config<256, 4, 1024, 128, 4, sf::pre_norm, sf::gelu, sf::final_norm>;
-using wide = sf::encoder_config<384, 12, 1536, 128, 6, sf::pre_norm, sf::gelu, sf::final_norm>;
-
-// Multiply-adds of the projections and of attention (scores and context) for n valid rows.
-template <class Cfg>
-double encoder_flops(int n) {
-    constexpr double D = Cfg::d_model, F = Cfg::d_ff;
-    return 2.0 * (double(n) * (4 * D * D + 2 * D * F) + 2.0 * n * n * D) * Cfg::layers;
-}
+using namespace sfbench;
 
 void set_rate(benchmark::State& state, double flops) {
     state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -45,7 +36,7 @@ void encoder(benchmark::State& state) {
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }
-    set_rate(state, encoder_flops<Cfg>(n));
+    set_rate(state, encoder_ops<Cfg>(n));
     state.counters["valid_len"] = n;
 }
 
@@ -73,7 +64,7 @@ void eigen(benchmark::State& state) {
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }
-    set_rate(state, encoder_flops<Cfg>(n));
+    set_rate(state, encoder_ops<Cfg>(n));
     state.counters["valid_len"] = n;
     state.counters["max_abs_diff"] = err;
 }

@@ -11,24 +11,15 @@
 #include <vector>
 
 #include "common/cases.hpp"
+#include "configs.hpp"
 
 namespace {
 
 namespace sf = staticformer;
-using tiny = sf::encoder_config<64, 4, 256, 32, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
-using small = sf::encoder_config<128, 4, 512, 64, 4, sf::pre_norm, sf::gelu, sf::final_norm>;
-using mini = sf::encoder_config<256, 4, 1024, 128, 4, sf::pre_norm, sf::gelu, sf::final_norm>;
-using wide = sf::encoder_config<384, 12, 1536, 128, 6, sf::pre_norm, sf::gelu, sf::final_norm>;
+using namespace sfbench;
 
 void set_rate(benchmark::State& state, double ops) {
     state.counters["GOP/s"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-// Multiply-adds of the projections and of attention, as bench_encoder.cpp counts them.
-template <class Cfg>
-double encoder_ops(int n) {
-    constexpr double D = Cfg::d_model, F = Cfg::d_ff;
-    return 2.0 * (double(n) * (4 * D * D + 2 * D * F) + 2.0 * n * n * D) * Cfg::layers;
 }
 
 // ---- whole int8 encoder ---------------------------------------------------------------------
