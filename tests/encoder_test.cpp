@@ -20,7 +20,7 @@ using namespace sftest;
 
 template <class Cfg, class Backend, class P = sf::f32>
 std::vector<float> run(const sf::encoder_weights<Cfg, P>& w, const std::vector<float>& x, int valid_len) {
-    static sf::workspace<Cfg> ws;
+    static sf::workspace_for<Cfg, Backend> ws;  // the tile an encoder on Backend uses
     std::vector<float> y(x.size(), 123.0f);
     const sf::status s = sf::forward<Backend>(w, ws, x.data(), y.data(), valid_len);
     EXPECT_EQ(s, sf::status::ok);
@@ -104,6 +104,58 @@ TEST(EncoderBitExact, BackendInThisBuild) {
 #endif
 }
 
+// ---- the tile never changes a result -------------------------------------------------------
+
+template <class Backend, int Tile, class Cfg>
+std::vector<float> run_tile(const std::vector<float>& x, int valid_len) {
+    static sf::workspace<Cfg, Tile> ws;
+    std::vector<float> y(x.size(), 123.0f);
+    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg>(), ws, x.data(), y.data(), valid_len), sf::status::ok);
+    return y;
+}
+
+// Tiles that divide the sequence, tiles that leave a remainder, one row and the whole sequence,
+// with both backends: the same bytes as the reference at its default tile.
+template <class Cfg>
+void check_tiles(const char* name) {
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        const std::vector<float> x = make_input<Cfg>(kind);
+        for (int n : valid_lens<Cfg>()) {
+            const auto expected = run<Cfg, sf::reference>(weights_for<Cfg>(), x, n);
+            const std::vector<float> outputs[] = {
+                run_tile<sf::reference, 1, Cfg>(x, n), run_tile<sf::reference, 5, Cfg>(x, n),
+                run_tile<sf::reference, Cfg::seq_len, Cfg>(x, n),
+#if STATICFORMER_HAS_SIMD
+                run_tile<sf::simd, 1, Cfg>(x, n), run_tile<sf::simd, 4, Cfg>(x, n), run_tile<sf::simd, 7, Cfg>(x, n),
+                run_tile<sf::simd, Cfg::seq_len, Cfg>(x, n),
+#endif
+            };
+            for (const auto& y : outputs)
+                EXPECT_TRUE(bit_equal(expected.data(), y.data(), x.size()))
+                    << name << " tile " << (&y - outputs) << ", valid_len " << n << ", " << name_of(kind);
+        }
+    }
+}
+
+TEST(EncoderTile, NeverChangesResult) {
+    check_tiles<long_gelu>("long_gelu");      // seq_len 37, post-norm
+    check_tiles<tiny_pre_gelu>("tiny_pre_gelu");  // seq_len 32, pre-norm, final norm
+}
+
+TEST(EncoderTile, DefaultPerBackend) {
+    // No tile_rows option: 4 rows on the reference backend (firmware RAM), the whole sequence
+    // (up to simd_tile_rows) on the simd backend; tile_rows<N> applies to both.
+    static_assert(sf::tile_for<tiny_pre_gelu, sf::reference> == 4, "");
+    static_assert(sf::tile_for<tiny_pre_gelu, sf::simd> == 32, "");
+    static_assert(sf::tile_for<long_gelu, sf::simd> == 8 && sf::tile_for<long_gelu, sf::reference> == 8, "");
+    using long_seq = sf::encoder_config<8, 2, 16, 1000, 1>;
+    static_assert(sf::tile_for<long_seq, sf::simd> == sf::simd_tile_rows, "");
+    static_assert(sf::encoder<tiny_pre_gelu, sf::f32, sf::reference>::tile == 4, "");
+#if STATICFORMER_HAS_SIMD
+    static_assert(sf::encoder<tiny_pre_gelu>::tile == 32, "");
+#endif
+}
+
 // ---- a perturbed kernel is caught ----------------------------------------------------------
 
 // The reference kernels with one plausible SIMD-port bug: a linear layer that sums its inputs
@@ -122,13 +174,17 @@ struct reversed_linear : sf::kernel_set<sf::reference> {
 
 // ... and a softmax whose sum runs sequentially instead of in the canonical lanes.
 struct sequential_softmax : sf::kernel_set<sf::reference> {
-    static void softmax(float* s, int n) noexcept {
+    template <int Stride>
+    static void softmax(float* rows_s, int rows, int n) noexcept {
         namespace k = sf::kernels::reference;
-        const float m = k::row_max(s, 1, n, s[0]);
-        k::exp_shifted(s, 0, n, m);
-        float sum = 0;
-        for (int j = 0; j < n; ++j) sum += s[j];
-        k::divide(s, 0, n, sum);
+        for (int r = 0; r < rows; ++r) {
+            float* s = rows_s + r * Stride;
+            const float m = k::row_max(s, 1, n, s[0]);
+            k::exp_shifted(s, 0, n, m);
+            float sum = 0;
+            for (int j = 0; j < n; ++j) sum += s[j];
+            k::divide(s, 0, n, sum);
+        }
     }
 };
 
@@ -210,14 +266,15 @@ struct counting : sf::kernel_set<sf::reference> {
         norm_rows += rows;
         sf::kernel_set<sf::reference>::layer_norm<N>(x, rows, g, b, eps, y);
     }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const float* q, const float* kt, int n, float* s) noexcept {
-        keys += n;
-        sf::kernel_set<sf::reference>::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    template <int HeadDim, int KStride, int QStride>
+    static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+        keys += long(rows) * n;
+        sf::kernel_set<sf::reference>::attention_scores<HeadDim, KStride, QStride>(q, rows, kt, n, s);
     }
-    static void softmax(float* s, int n) noexcept {
-        softmax_len += n;
-        sf::kernel_set<sf::reference>::softmax(s, n);
+    template <int Stride>
+    static void softmax(float* s, int rows, int n) noexcept {
+        softmax_len += long(rows) * n;
+        sf::kernel_set<sf::reference>::softmax<Stride>(s, rows, n);
     }
 };
 
@@ -241,7 +298,7 @@ TEST(EncoderWork, ProportionalToValidLen) {
 
 TEST(EncoderMemory, ConstexprByteCounts) {
     using cfg = tiny_pre_gelu;
-    using enc = sf::encoder<cfg>;
+    using enc = sf::encoder<cfg, sf::f32, sf::reference>;
     constexpr std::size_t D = 64, S = 32, F = 256, T = 4, L = 2;
     static_assert(enc::weight_bytes == 4 * (L * (D * 3 * D + 3 * D + D * D + D + D * F + F + F * D + D + 4 * D) + 2 * D), "");
     // keys and values of the sequence, a narrow tile buffer, a wide one (FFN hidden layer of a
@@ -250,8 +307,14 @@ TEST(EncoderMemory, ConstexprByteCounts) {
     static_assert(enc::workspace_bytes == 4 * (2 * S * D + T * D + wide), "");
     static_assert(enc::workspace_bytes == 21504, "tiny: 21 KiB of activations");
     static_assert(sizeof(enc) <= enc::workspace_bytes + 64 + sizeof(void*), "");
-    std::printf("tiny: weights %zu B, workspace %zu B, encoder object %zu B\n", enc::weight_bytes,
-                enc::workspace_bytes, sizeof(enc));
+    // The simd backend's default tile is the whole sequence: the FFN hidden layer of every row.
+    using enc_simd = sf::encoder<cfg, sf::f32, sf::simd>;
+    static_assert(sf::workspace_for<cfg, sf::simd>::tile == S, "");
+    static_assert(sizeof(sf::workspace_for<cfg, sf::simd>) == 4 * (2 * S * D + S * D + S * F), "");
+    static_assert(sizeof(sf::workspace_for<cfg, sf::simd>) == 57344, "tiny on simd: 56 KiB of activations");
+    std::printf("tiny: weights %zu B, workspace %zu B (reference), %zu B (simd), encoder object %zu B\n",
+                enc::weight_bytes, enc::workspace_bytes, sizeof(sf::workspace_for<cfg, sf::simd>), sizeof(enc));
+    (void)sizeof(enc_simd);
 }
 
 // f16 weights: two bytes per parameter, every parameter (matrices, biases, LayerNorm gammas and

@@ -136,6 +136,7 @@ TEST(Kernels, LayerNorm) { check_layer_norm_shapes<float>(); }
 TEST(Kernels, LayerNormF16) { check_layer_norm_shapes<std::uint16_t>(); }
 
 TEST(Kernels, Softmax) {
+    constexpr int stride = 73;
     for (int n = 1; n <= 70; ++n) {
         for (int variant = 0; variant < 5; ++variant) {
             auto s = random_vector(n, n * 5 + variant, variant == 1 ? 200.0f : 4.0f);
@@ -144,29 +145,52 @@ TEST(Kernels, Softmax) {
             if (variant == 4)
                 for (int j = 0; j < n; ++j) s[j] = j % 2 ? -1e30f : 0.0f;  // exp clamp
             std::vector<float> a(s), b(s);
-            ref::softmax(a.data(), n);
-            vec::softmax(b.data(), n);
+            sf::kernels::reference::softmax(a.data(), n);
+            sf::kernels::simd::softmax(b.data(), n);
             ASSERT_TRUE(bit_equal(a.data(), b.data(), n)) << "n=" << n << " variant=" << variant;
+            // Several rows per call: each row as alone, nothing written between the rows.
+            const int rows = 1 + (n + variant) % 11;
+            auto many = random_vector(std::size_t(rows) * stride, n + 100 * variant, 6.0f);
+            for (int j = 0; j < n; ++j) many[j] = s[j];
+            std::vector<float> c(many), d(many);
+            ref::softmax<stride>(c.data(), rows, n);
+            vec::softmax<stride>(d.data(), rows, n);
+            ASSERT_TRUE(bit_equal(c.data(), d.data(), c.size())) << "n=" << n << " rows=" << rows;
+            ASSERT_TRUE(bit_equal(c.data(), a.data(), n));
         }
     }
 }
 
+// Scores and context of 1..19 query rows at once (blocks of rows, remainders), each row equal to
+// the single-row reference kernels; bytes outside the outputs untouched.
 template <int HeadDim, int S = 41>
 void check_attention() {
-    constexpr int D = HeadDim * 3;
-    const auto q = random_vector(HeadDim, HeadDim, 2.0f);
+    constexpr int D = HeadDim * 3 + 1, rows_max = 19;
+    const auto q = random_vector(std::size_t(rows_max) * D, HeadDim, 2.0f);
     const auto kt = random_vector(std::size_t(HeadDim) * S, HeadDim + 1, 2.0f);
     const auto v = random_vector(std::size_t(S) * D, HeadDim + 2, 2.0f);
-    auto p = random_vector(S, HeadDim + 3, 1.0f);
-    for (int n = 1; n <= S; ++n) {
-        std::vector<float> s1(S), s2(S);
-        ref::attention_scores<HeadDim, S>(q.data(), kt.data(), n, s1.data());
-        vec::attention_scores<HeadDim, S>(q.data(), kt.data(), n, s2.data());
-        ASSERT_TRUE(bit_equal(s1.data(), s2.data(), n)) << "scores HeadDim=" << HeadDim << " n=" << n;
-        std::vector<float> c1(HeadDim), c2(HeadDim);
-        ref::attention_context<HeadDim, D>(p.data(), v.data() + HeadDim, n, c1.data());
-        vec::attention_context<HeadDim, D>(p.data(), v.data() + HeadDim, n, c2.data());
-        ASSERT_TRUE(bit_equal(c1.data(), c2.data(), HeadDim)) << "context HeadDim=" << HeadDim << " n=" << n;
+    const auto p = random_vector(std::size_t(rows_max) * S, HeadDim + 3, 1.0f);
+    for (int n = 1; n <= S; n += (n < 40 ? 1 : 37)) {
+        for (int rows : {1, 2, 3, 4, 5, 7, 8, 9, 16, 19}) {
+            std::vector<float> s1(std::size_t(rows_max) * S, 7.0f), s2(s1);
+            ref::attention_scores<HeadDim, S, D>(q.data() + 1, rows, kt.data(), n, s1.data());
+            vec::attention_scores<HeadDim, S, D>(q.data() + 1, rows, kt.data(), n, s2.data());
+            ASSERT_TRUE(bit_equal(s1.data(), s2.data(), s1.size())) << "scores HeadDim=" << HeadDim << " n=" << n << " rows=" << rows;
+            for (int r = 0; r < rows; ++r) {
+                std::vector<float> alone(S);
+                sf::kernels::reference::attention_scores<HeadDim, S>(q.data() + 1 + r * D, kt.data(), n, alone.data());
+                ASSERT_TRUE(bit_equal(alone.data(), s1.data() + r * S, n));
+            }
+            std::vector<float> c1(std::size_t(rows_max) * D, 7.0f), c2(c1);
+            ref::attention_context<HeadDim, D, S>(p.data(), rows, v.data() + HeadDim, n, c1.data() + 1);
+            vec::attention_context<HeadDim, D, S>(p.data(), rows, v.data() + HeadDim, n, c2.data() + 1);
+            ASSERT_TRUE(bit_equal(c1.data(), c2.data(), c1.size())) << "context HeadDim=" << HeadDim << " n=" << n << " rows=" << rows;
+            for (int r = 0; r < rows; ++r) {
+                std::vector<float> alone(HeadDim);
+                sf::kernels::reference::attention_context<HeadDim, D>(p.data() + r * S, v.data() + HeadDim, n, alone.data());
+                ASSERT_TRUE(bit_equal(alone.data(), c1.data() + 1 + r * D, HeadDim));
+            }
+        }
     }
 }
 

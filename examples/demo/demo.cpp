@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "demo_model.hpp"
 
@@ -64,9 +65,13 @@ void make_input(float* x, int k) {
 
 template <class P>
 void print_memory(const char* name) {
-    using enc = sf::encoder<cfg, P>;
-    std::printf("  %-5s weights %7zu B (%.3f x f32)   workspace %6zu B\n", name, enc::weight_bytes,
-                double(enc::weight_bytes) / double(sf::encoder<cfg>::weight_bytes), enc::workspace_bytes);
+    using enc = sf::encoder<cfg, P, sf::reference>;  // tile of 4 rows
+    // The simd backend's tile is the whole sequence (its workspace is a compile-time size too).
+    using simd_workspace = std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8_for<cfg, sf::simd>,
+                                              sf::workspace_for<cfg, sf::simd>>;
+    std::printf("  %-5s weights %7zu B (%.3f x f32)   workspace %6zu B (reference), %6zu B (simd)\n", name,
+                enc::weight_bytes, double(enc::weight_bytes) / double(sf::encoder<cfg>::weight_bytes),
+                enc::workspace_bytes, sizeof(simd_workspace));
 }
 
 // The int8 model: calibrated on 8 phase-shifted inputs (not the demo input), then run on the

@@ -47,7 +47,10 @@ template <int Mantissa, int Exponent10>
 struct layer_norm_eps {};
 
 // Rows of the sequence processed together by the row-wise stages (projections, FFN). Larger
-// tiles let SIMD kernels reuse each weight load across rows; smaller tiles save RAM.
+// tiles let SIMD kernels reuse each weight load across rows; smaller tiles save RAM. The tile
+// never changes a result. Without this option the tile depends on the backend (encoder.hpp,
+// tile_for): 4 rows for the reference backend (scalar cores, scarce RAM), up to a whole
+// sequence for the simd backend.
 template <int Rows>
 struct tile_rows {};
 
@@ -161,7 +164,9 @@ struct encoder_config {
 
     using tile_option = typename detail::find_option<detail::is_tile, tile_rows<4>, Options...>::type;
     static_assert(detail::is_tile<tile_option>::rows > 0, "tile_rows must be positive");
-    // A tile never exceeds the sequence.
+    static constexpr bool tile_chosen = (0 + ... + int(detail::is_tile<Options>::value)) == 1;
+    // tile_rows<N> if given, else 4 (the reference backend's tile). A tile never exceeds the
+    // sequence.
     static constexpr int tile = detail::is_tile<tile_option>::rows < SeqLen
                                     ? detail::is_tile<tile_option>::rows : SeqLen;
 
@@ -176,6 +181,16 @@ template <class T>
 struct is_encoder_config : std::false_type {};
 template <int D, int H, int F, int S, int L, class... O>
 struct is_encoder_config<encoder_config<D, H, F, S, L, O...>> : std::true_type {};
+
+// Rows per tile of an encoder of configuration Cfg on Backend: the configuration's tile_rows<N>
+// if it names one; else 4 for the reference backend, and for the simd backend up to
+// simd_tile_rows rows, so that every weight matrix streamed from memory serves that many rows
+// (measured in bench/RESULTS.md; it costs tile x d_ff floats of workspace).
+constexpr int simd_tile_rows = 128;
+template <class Cfg, class Backend>
+constexpr int tile_for = Cfg::tile_chosen || !std::is_same<Backend, simd>::value ? Cfg::tile
+                         : Cfg::seq_len < simd_tile_rows                         ? Cfg::seq_len
+                                                                                 : simd_tile_rows;
 
 template <class P>
 constexpr bool is_precision =

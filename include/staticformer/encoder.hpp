@@ -28,16 +28,25 @@ namespace staticformer {
 // stage's values at a time:
 //   narrow: LayerNorm of a tile (pre-norm), then the tile's output projection or FFN output
 //   wide:   keys of a tile; or queries of a tile (overwritten head by head by their context)
-//           followed by one row of attention scores; or the FFN hidden layer of a tile
-template <class Cfg>
+//           followed by the attention scores of a block of rows; or the FFN hidden layer of a tile
+// Tile is the number of rows of a tile (config.hpp, tile_for): workspace_for<Cfg, Backend> is
+// the workspace an encoder<Cfg, P, Backend> holds. Any tile gives the same results.
+template <class Cfg, int Tile = Cfg::tile>
 struct workspace {
-    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
-    static constexpr int wide_floats = T * F > T * D + S ? T * F : T * D + S;
+    static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
+    static constexpr int tile = Tile;
+    // Attention runs on blocks of up to attention_rows query rows, a row of scores for each.
+    static constexpr int attention_rows = T < 8 ? T : 8;
+    static constexpr int wide_floats = T * F > T * D + attention_rows * S ? T * F : T * D + attention_rows * S;
     alignas(64) float keys_t[D * S];  // keys transposed: keys_t[c * S + j], c = head * head_dim + d
     alignas(64) float values[S * D];  // values[j * D + c]
     alignas(64) float narrow[T * D];
     alignas(64) float wide[wide_floats];
 };
+
+template <class Cfg, class Backend = default_backend>
+using workspace_for = workspace<Cfg, tile_for<Cfg, Backend>>;
 
 namespace detail {
 
@@ -46,9 +55,9 @@ inline void add_into(float* y, const float* x, int n) noexcept {
 }
 
 // Element is the weights' storage type: float (f32) or std::uint16_t (f16, binary16 bits).
-template <class Cfg, class K, class Element>
+template <class Cfg, class K, class Element, int Tile>
 struct composition {
-    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int H = Cfg::heads, Dh = Cfg::head_dim;
     using layer = layer_weights<Cfg, Element>;
 
@@ -63,7 +72,7 @@ struct composition {
         }
     }
 
-    static void attention_block(const layer& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+    static void attention_block(const layer& w, float* y, int n, workspace<Cfg, Tile>& ws) noexcept {
         // Keys and values of every valid row.
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
@@ -81,24 +90,27 @@ struct composition {
             float* x = y + r0 * D;
             const float* src = block_input(x, rows, w.norm1_gamma, w.norm1_beta, ws.narrow);
             float* query = ws.wide;
-            float* scores = ws.wide + T * D;
+            float* scores = ws.wide + T * D;  // attention_rows rows of S
             K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], query);
             for (int i = 0; i < rows * D; ++i) query[i] = query[i] / sqrt_head_dim;
-            for (int r = 0; r < rows; ++r) {
-                for (int h = 0; h < H; ++h) {
-                    float* q = query + r * D + h * Dh;
-                    K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, scores);
-                    K::softmax(scores, n);
-                    K::template attention_context<Dh, D>(scores, ws.values + h * Dh, n, q);
+            // Each head, a block of rows at a time: their scores, probabilities, and their
+            // context in place of their queries.
+            constexpr int block = workspace<Cfg, Tile>::attention_rows;
+            for (int h = 0; h < H; ++h)
+                for (int b0 = 0; b0 < rows; b0 += block) {
+                    const int b = rows - b0 < block ? rows - b0 : block;
+                    float* q = query + b0 * D + h * Dh;
+                    K::template attention_scores<Dh, S, D>(q, b, ws.keys_t + h * Dh * S, n, scores);
+                    K::template softmax<S>(scores, b, n);
+                    K::template attention_context<Dh, D, S>(scores, b, ws.values + h * Dh, n, q);
                 }
-            }
             K::template linear<D, D>(query, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
             add_into(x, ws.narrow, rows * D);
             if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm1_gamma, w.norm1_beta, Cfg::eps, x);
         }
     }
 
-    static void feed_forward_block(const layer& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+    static void feed_forward_block(const layer& w, float* y, int n, workspace<Cfg, Tile>& ws) noexcept {
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
             float* x = y + r0 * D;
@@ -114,7 +126,7 @@ struct composition {
 
     // y already holds the input rows [0, n) and zeros after them.
     template <class P>
-    static void run(const encoder_weights<Cfg, P>& w, float* y, int n, workspace<Cfg>& ws) noexcept {
+    static void run(const encoder_weights<Cfg, P>& w, float* y, int n, workspace<Cfg, Tile>& ws) noexcept {
         for (int l = 0; l < Cfg::layers; ++l) {
             attention_block(w.layer[l], y, n, ws);
             feed_forward_block(w.layer[l], y, n, ws);
@@ -128,8 +140,8 @@ struct composition {
 };
 
 // Validates the call, stages the input into y, and runs the composition with kernel set K.
-template <class Cfg, class K, class P>
-inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg>& ws, const float* x, float* y,
+template <class Cfg, class K, class P, int Tile>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
                       int valid_len) noexcept {
     constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     if (x == nullptr || y == nullptr) return status::null_pointer;
@@ -140,7 +152,7 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg>& ws, cons
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
-    composition<Cfg, K, weight_element_t<P>>::run(w, y, valid_len, ws);
+    composition<Cfg, K, weight_element_t<P>, Tile>::run(w, y, valid_len, ws);
     return status::ok;
 }
 
@@ -161,8 +173,8 @@ struct backend_check : std::true_type {
 // RAM section). x and y hold seq_len * d_model floats, row-major; y may equal x (in place) but
 // must not partly overlap it. Rows >= valid_len of y are zero on return. The weights are f32 or
 // f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way.
-template <class Backend = default_backend, class Cfg, class P>
-inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg>& ws, const float* x, float* y,
+template <class Backend = default_backend, class Cfg, class P, int Tile>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
                       int valid_len) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len);
@@ -180,7 +192,8 @@ public:
     using precision = P;
     using backend = Backend;
     using weights_type = encoder_weights<Cfg, P>;
-    using workspace_type = std::conditional_t<is_int8, workspace_int8<Cfg>, workspace<Cfg>>;
+    static constexpr int tile = tile_for<Cfg, Backend>;
+    using workspace_type = std::conditional_t<is_int8, workspace_int8<Cfg, tile>, workspace<Cfg, tile>>;
     static_assert(sizeof(weights_type) > 0, "");  // the weights' own rules (int8 bounds) apply here
     // float for f32 and f16 (float activations), std::int8_t for int8 (quantised with
     // weights().input and weights().output).

@@ -18,9 +18,12 @@
 namespace staticformer {
 
 // All activation memory of one int8 forward pass; the caller's output buffer holds the stream.
-template <class Cfg>
+// Tile: rows per tile, as for the float workspace (encoder.hpp).
+template <class Cfg, int Tile = Cfg::tile>
 struct workspace_int8 {
-    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
+    static constexpr int tile = Tile;
     alignas(64) std::int8_t keys_t[D * S];  // keys transposed: keys_t[c * S + j]
     alignas(64) std::int8_t values[S * D];  // values[j * D + c]
     alignas(64) std::int8_t normed[T * D];  // LayerNorm of a tile (pre-norm)
@@ -31,14 +34,17 @@ struct workspace_int8 {
     alignas(64) std::int16_t probs[S];      // one row of Q15 attention probabilities
 };
 
+template <class Cfg, class Backend = default_backend>
+using workspace_int8_for = workspace_int8<Cfg, tile_for<Cfg, Backend>>;
+
 namespace detail {
 
-template <class Cfg, class K>
+template <class Cfg, class K, int Tile>
 struct composition_int8 {
-    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Cfg::tile, F = Cfg::d_ff;
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int H = Cfg::heads, Dh = Cfg::head_dim;
     using layer = layer_weights_int8<Cfg>;
-    using workspace = workspace_int8<Cfg>;
+    using workspace = workspace_int8<Cfg, Tile>;
 
     static const std::int8_t* block_input(const std::int8_t* x, int rows, const layer_norm_int8<D>& norm,
                                           std::int8_t* normed) noexcept {
@@ -102,8 +108,8 @@ struct composition_int8 {
 
 // Validates the call, stages the input into y, runs the composition with kernel set K and
 // sets the padded rows to the output's zero point (the int8 code of 0.0).
-template <class Cfg, class K>
-inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg>& ws, const std::int8_t* x,
+template <class Cfg, class K, int Tile>
+inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
                            std::int8_t* y, int valid_len) noexcept {
     constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     if (x == nullptr || y == nullptr) return status::null_pointer;
@@ -112,7 +118,7 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
     if (xa != ya && xa < ya + count && ya < xa + count) return status::overlapping_buffers;
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
-    composition_int8<Cfg, K>::run(w, y, valid_len, ws);
+    composition_int8<Cfg, K, Tile>::run(w, y, valid_len, ws);
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
     return status::ok;
 }
@@ -122,10 +128,10 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
 // Runs one int8 forward pass with caller-owned workspace. x and y hold seq_len * d_model int8
 // values, row-major, quantised with w.input and w.output (quant/convert.hpp converts floats on
 // the host); y may equal x but must not partly overlap it.
-template <class Backend = default_backend, class Cfg>
-inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg>& ws, const std::int8_t* x,
+template <class Backend = default_backend, class Cfg, int Tile>
+inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
                       std::int8_t* y, int valid_len) noexcept {
-    return detail::forward_int8<Cfg, int8_kernel_set<Backend>>(w, ws, x, y, valid_len);
+    return detail::forward_int8<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len);
 }
 
 }  // namespace staticformer

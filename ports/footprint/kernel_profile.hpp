@@ -70,19 +70,20 @@ struct profiled : base {
         span<k_layer_norm> s;
         base::layer_norm<N>(x, rows, g, b, eps, y);
     }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const float* q, const float* kt, int n, float* out) noexcept {
+    template <int HeadDim, int KStride, int QStride>
+    static void attention_scores(const float* q, int rows, const float* kt, int n, float* out) noexcept {
         span<k_scores> s;
-        base::attention_scores<HeadDim, KStride>(q, kt, n, out);
+        base::attention_scores<HeadDim, KStride, QStride>(q, rows, kt, n, out);
     }
-    static void softmax(float* p, int n) noexcept {
+    template <int Stride>
+    static void softmax(float* p, int rows, int n) noexcept {
         span<k_softmax> s;
-        base::softmax(p, n);
+        base::softmax<Stride>(p, rows, n);
     }
-    template <int HeadDim, int VStride>
-    static void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
+    template <int HeadDim, int VStride, int PStride>
+    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
         span<k_context> s;
-        base::attention_context<HeadDim, VStride>(p, v, n, ctx);
+        base::attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
     }
     template <sf::activation_kind Act>
     static void activate(float* x, int n) noexcept {

@@ -122,13 +122,13 @@ std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
     const auto& w = weights_for<Cfg, P>();
     std::vector<unsigned char> bytes;
     if constexpr (std::is_same<P, sf::int8>::value) {
-        static sf::workspace_int8<Cfg> ws;
+        static sf::workspace_int8_for<Cfg, Backend> ws;  // the tile an encoder on Backend uses
         const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
         std::vector<std::int8_t> y(x.size(), 99);
         s = sf::forward<Backend>(w, ws, x.data(), y.data(), n);
         bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
     } else {
-        static sf::workspace<Cfg> ws;
+        static sf::workspace_for<Cfg, Backend> ws;
         const std::vector<float> x = make_input<Cfg>(kind);
         std::vector<float> y(x.size(), 123.0f);
         s = sf::forward<Backend>(w, ws, x.data(), y.data(), n);

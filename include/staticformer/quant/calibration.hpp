@@ -92,10 +92,11 @@ struct recorder : kernel_set<reference> {
         base::layer_norm<N>(x, rows, g, b, eps, y);
         recording<Cfg>::append(*out, y, n);
     }
-    template <int HeadDim, int VStride>
-    static void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
-        base::attention_context<HeadDim, VStride>(p, v, n, ctx);
-        recording<Cfg>::append(active->layer[active->current_layer][point::context], ctx, HeadDim);
+    template <int HeadDim, int VStride, int PStride>
+    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
+        base::attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+        for (int r = 0; r < rows; ++r)
+            recording<Cfg>::append(active->layer[active->current_layer][point::context], ctx + r * VStride, HeadDim);
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept {

@@ -1,7 +1,10 @@
-// staticformer: the two products of one attention head for one query row (normative).
+// staticformer: the two products of one attention head (normative).
 //   scores:  s[j]   = sum_d q[d] * k[j][d]   for keys j < n, with K stored transposed
 //   context: ctx[d] = sum_j p[j] * v[j][d]
-// Both sums start from zero and run in increasing d (resp. j) with fused multiply-adds.
+// Both sums start from zero and run in increasing d (resp. j) with fused multiply-adds. The
+// kernel set takes several query rows per call (attention_scores_rows, attention_context_rows):
+// each row is computed exactly as alone, the rows only give an optimised backend independent
+// chains to overlap.
 #pragma once
 
 #include <cmath>
@@ -43,6 +46,18 @@ inline void attention_context(const float* p, const float* v, int n, float* ctx)
     constexpr int tiled = HeadDim - HeadDim % 4;
     for (int d = 0; d < tiled; d += 4) fma_row<4, VStride>(p, v + d, n, ctx + d);
     for (int d = tiled; d < HeadDim; ++d) ctx[d] = attention_context_output<VStride>(p, v, n, d);
+}
+
+// Rows query rows q[r * QStride + d], scores s[r * KStride + j].
+template <int HeadDim, int KStride, int QStride>
+inline void attention_scores_rows(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+    for (int r = 0; r < rows; ++r) attention_scores<HeadDim, KStride>(q + r * QStride, kt, n, s + r * KStride);
+}
+
+// Rows probability rows p[r * PStride + j], context rows ctx[r * VStride + d].
+template <int HeadDim, int VStride, int PStride>
+inline void attention_context_rows(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
+    for (int r = 0; r < rows; ++r) attention_context<HeadDim, VStride>(p + r * PStride, v, n, ctx + r * VStride);
 }
 
 }  // namespace reference

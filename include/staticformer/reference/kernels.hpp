@@ -25,14 +25,18 @@ struct kernel_set<reference> {
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         kernels::reference::layer_norm<N>(x, rows, g, b, eps, y);
     }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const float* q, const float* kt, int n, float* s) noexcept {
-        kernels::reference::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    // Attention of one head for `rows` query rows (reference/attention.hpp, softmax.hpp): q and
+    // ctx rows QStride = VStride floats apart, kt[d * KStride + j], v[j * VStride + d], score
+    // rows KStride floats apart.
+    template <int HeadDim, int KStride, int QStride>
+    static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+        kernels::reference::attention_scores_rows<HeadDim, KStride, QStride>(q, rows, kt, n, s);
     }
-    static void softmax(float* s, int n) noexcept { kernels::reference::softmax(s, n); }
-    template <int HeadDim, int VStride>
-    static void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
-        kernels::reference::attention_context<HeadDim, VStride>(p, v, n, ctx);
+    template <int Stride>
+    static void softmax(float* s, int rows, int n) noexcept { kernels::reference::softmax_rows<Stride>(s, rows, n); }
+    template <int HeadDim, int VStride, int PStride>
+    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
+        kernels::reference::attention_context_rows<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept { kernels::reference::activate<Act>(x, n); }

@@ -33,6 +33,12 @@ inline void softmax(float* s, int n) noexcept {
     divide(s, 0, n, fold(sum));
 }
 
+// Rows rows of scores, Stride floats apart, each over its first n.
+template <int Stride>
+inline void softmax_rows(float* s, int rows, int n) noexcept {
+    for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n);
+}
+
 }  // namespace reference
 }  // namespace kernels
 }  // namespace staticformer

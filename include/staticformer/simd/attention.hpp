@@ -1,9 +1,10 @@
 // staticformer: attention scores and context with xsimd (optimised; bit-identical to
 // reference/attention.hpp). Scores are vectorised over keys, context over head features.
 //
-// Each output is one fma chain (d, resp. j, increasing), so a single batch is bound by the fma
-// latency. Up to attention_chains batches of outputs advance together in one loop, each its own
-// chain, so their fmas overlap.
+// Each output is one fma chain (d, resp. j, increasing) from zero. One query row alone offers
+// few chains (head_dim 16: a single batch of context), so the kernels take a block of rows and
+// advance a register tile of Rows x Vecs chains together: each key (resp. value) batch loaded
+// serves every row of the block, and the chains' fmas overlap.
 #pragma once
 
 #include <cstddef>
@@ -15,49 +16,94 @@ namespace staticformer {
 namespace kernels {
 namespace simd {
 
-constexpr int attention_chains = 8;
+// Register tiles: accumulators plus one register per key (value) batch.
+#if defined(__AVX512F__) || defined(__aarch64__)
+constexpr int attention_rows = 8, attention_vecs = 3;  // 24 accumulators of 32 registers
+#else
+constexpr int attention_rows = 4, attention_vecs = 3;  // 12 accumulators of 16 registers
+#endif
 
-// out[k * width + lane] = sum_t c[t] * m[t * Stride + k * width + lane] for k < Batches, from zero,
-// in increasing t: scores (c = q, t = d, m = keys) and context (c = p, t = j, m = values).
-template <int Stride, int Batches>
-inline void dot_batches(const float* c, const float* m, int count, float* out) noexcept {
-    batch acc[Batches];
+// out[r * OStride + k * width + lane] = sum_t a[r * AStride + t] * b[t * BStride + k * width + lane]
+// for r < Rows, k < Vecs: from zero, in increasing t < count. Scores: a = q, t = d, b = keys;
+// context: a = p, t = j, b = values.
+template <int Rows, int Vecs, int AStride, int BStride, int OStride>
+inline void dot_tile(const float* a, const float* b, std::ptrdiff_t count, float* out) noexcept {
+    batch acc[Rows][Vecs];
 #pragma GCC unroll 8
-    for (int k = 0; k < Batches; ++k) acc[k] = batch(0.0f);
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 8
+        for (int k = 0; k < Vecs; ++k) acc[r][k] = batch(0.0f);
     for (std::ptrdiff_t t = 0; t < count; ++t) {
-        const batch ct(c[t]);
+        batch bt[Vecs];
 #pragma GCC unroll 8
-        for (int k = 0; k < Batches; ++k) acc[k] = simd::fma(ct, load(m + t * Stride + k * width), acc[k]);
+        for (int k = 0; k < Vecs; ++k) bt[k] = load(b + t * BStride + k * width);
+#pragma GCC unroll 8
+        for (int r = 0; r < Rows; ++r) {
+            const batch ar(a[r * AStride + t]);
+#pragma GCC unroll 8
+            for (int k = 0; k < Vecs; ++k) acc[r][k] = simd::fma(ar, bt[k], acc[r][k]);
+        }
     }
 #pragma GCC unroll 8
-    for (int k = 0; k < Batches; ++k) store(out + k * width, acc[k]);
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 8
+        for (int k = 0; k < Vecs; ++k) store(out + r * OStride + k * width, acc[r][k]);
 }
 
-template <int HeadDim, int KStride>
-inline void attention_scores(const float* q, const float* kt, int n, float* s) noexcept {
-    constexpr int block = attention_chains * width;
+// dot_tile for `rows` <= Rows rows: the rows count picks the tile height at run time.
+template <int Rows, int Vecs, int AStride, int BStride, int OStride>
+inline void dot_rows(const float* a, int rows, const float* b, std::ptrdiff_t count, float* out) noexcept {
+    if (rows == Rows) dot_tile<Rows, Vecs, AStride, BStride, OStride>(a, b, count, out);
+    else if constexpr (Rows > 1) dot_rows<Rows - 1, Vecs, AStride, BStride, OStride>(a, rows, b, count, out);
+}
+
+// Scores of up to attention_rows query rows against keys [0, n): blocks of attention_vecs
+// batches of keys, then 2 and 1 batches, then the last n % width keys one by one.
+template <int HeadDim, int KStride, int QStride>
+inline void attention_scores_block(const float* q, int rows, const float* kt, int n, float* s) noexcept {
     int j = 0;
-    for (; j + block <= n; j += block) dot_batches<KStride, attention_chains>(q, kt + j, HeadDim, s + j);
-    // Fewer than attention_chains whole batches left: 4, 2 and 1 at a time.
-    if (j + 4 * width <= n) dot_batches<KStride, 4>(q, kt + j, HeadDim, s + j), j += 4 * width;
-    if (j + 2 * width <= n) dot_batches<KStride, 2>(q, kt + j, HeadDim, s + j), j += 2 * width;
-    if (j + width <= n) dot_batches<KStride, 1>(q, kt + j, HeadDim, s + j), j += width;
-    for (; j < n; ++j) s[j] = reference::attention_score<HeadDim, KStride>(q, kt, j);
+    for (; j + attention_vecs * width <= n; j += attention_vecs * width)
+        dot_rows<attention_rows, attention_vecs, QStride, KStride, KStride>(q, rows, kt + j, HeadDim, s + j);
+    if constexpr (attention_vecs > 2)
+        if (j + 2 * width <= n) dot_rows<attention_rows, 2, QStride, KStride, KStride>(q, rows, kt + j, HeadDim, s + j), j += 2 * width;
+    if (j + width <= n) dot_rows<attention_rows, 1, QStride, KStride, KStride>(q, rows, kt + j, HeadDim, s + j), j += width;
+    for (int r = 0; r < rows; ++r)
+        for (int jt = j; jt < n; ++jt) s[r * KStride + jt] = reference::attention_score<HeadDim, KStride>(q + r * QStride, kt, jt);
 }
 
-template <int HeadDim, int VStride>
-inline void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
+template <int HeadDim, int KStride, int QStride>
+inline void attention_scores_rows(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+    for (int r = 0; r < rows; r += attention_rows) {
+        const int block = rows - r < attention_rows ? rows - r : attention_rows;
+        attention_scores_block<HeadDim, KStride, QStride>(q + r * QStride, block, kt, n, s + r * KStride);
+    }
+}
+
+// Context of up to attention_rows rows: the head's whole batches of features in column blocks of
+// at most attention_vecs batches, then the last HeadDim % width features one by one.
+template <int HeadDim, int VStride, int PStride>
+inline void attention_context_block(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
     constexpr int batches = HeadDim / width;
-    constexpr int blocks = (batches + attention_chains - 1) / attention_chains;
     if constexpr (batches > 0) {
+        constexpr int blocks = (batches + attention_vecs - 1) / attention_vecs;
         constexpr int per_block = (batches + blocks - 1) / blocks;
         int d = 0;
         for (; d + per_block * width <= batches * width; d += per_block * width)
-            dot_batches<VStride, per_block>(p, v + d, n, ctx + d);
+            dot_rows<attention_rows, per_block, PStride, VStride, VStride>(p, rows, v + d, n, ctx + d);
         if constexpr (batches % per_block != 0)
-            dot_batches<VStride, batches % per_block>(p, v + d, n, ctx + d);
+            dot_rows<attention_rows, batches % per_block, PStride, VStride, VStride>(p, rows, v + d, n, ctx + d);
     }
-    for (int d = batches * width; d < HeadDim; ++d) ctx[d] = reference::attention_context_output<VStride>(p, v, n, d);
+    for (int r = 0; r < rows; ++r)
+        for (int d = batches * width; d < HeadDim; ++d)
+            ctx[r * VStride + d] = reference::attention_context_output<VStride>(p + r * PStride, v, n, d);
+}
+
+template <int HeadDim, int VStride, int PStride>
+inline void attention_context_rows(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
+    for (int r = 0; r < rows; r += attention_rows) {
+        const int block = rows - r < attention_rows ? rows - r : attention_rows;
+        attention_context_block<HeadDim, VStride, PStride>(p + r * PStride, block, v, n, ctx + r * VStride);
+    }
 }
 
 }  // namespace simd

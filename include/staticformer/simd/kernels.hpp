@@ -22,14 +22,15 @@ struct kernel_set<simd> {
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         kernels::simd::layer_norm<N>(x, rows, g, b, eps, y);
     }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const float* q, const float* kt, int n, float* s) noexcept {
-        kernels::simd::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    template <int HeadDim, int KStride, int QStride>
+    static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+        kernels::simd::attention_scores_rows<HeadDim, KStride, QStride>(q, rows, kt, n, s);
     }
-    static void softmax(float* s, int n) noexcept { kernels::simd::softmax(s, n); }
-    template <int HeadDim, int VStride>
-    static void attention_context(const float* p, const float* v, int n, float* ctx) noexcept {
-        kernels::simd::attention_context<HeadDim, VStride>(p, v, n, ctx);
+    template <int Stride>
+    static void softmax(float* s, int rows, int n) noexcept { kernels::simd::softmax_rows<Stride>(s, rows, n); }
+    template <int HeadDim, int VStride, int PStride>
+    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
+        kernels::simd::attention_context_rows<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept { kernels::simd::activate<Act>(x, n); }

@@ -9,17 +9,29 @@ namespace staticformer {
 namespace kernels {
 namespace simd {
 
-// gamma and beta: float, or binary16 bits (f16 weights) widened exactly.
+// gamma and beta: float, or binary16 bits (f16 weights) widened exactly. A row's statistics are
+// a chain of dependent steps (sum, mean, squares, variance, square root, reciprocal), so the
+// statistics of a block of rows are taken first, together, and their outputs after.
 template <int N, class W>
 inline void layer_norm(const float* x, int rows, const W* gamma, const W* beta, float eps, float* y) noexcept {
-    for (int r = 0; r < rows; ++r, x += N, y += N) {
-        const float mean = reference::mean_of<N>(sum_lanes(x, N));
-        const reference::norm_stats s{mean, reference::rstd_of<N>(sum_squares_lanes(x, mean, N), eps)};
-        const batch m(s.mean), rstd(s.rstd);
-        constexpr int vectored = N / width * width;
-        for (int i = 0; i < vectored; i += width)
-            store(y + i, simd::fma((load(x + i) - m) * rstd, widen(gamma + i), widen(beta + i)));
-        for (int i = vectored; i < N; ++i) y[i] = reference::layer_norm_output(x[i], s, gamma[i], beta[i]);
+    constexpr int block = 8, vectored = N / width * width;
+    for (int r0 = 0; r0 < rows; r0 += block) {
+        const int b = rows - r0 < block ? rows - r0 : block;
+        const float* xb = x + r0 * N;
+        float* yb = y + r0 * N;
+        reference::norm_stats stats[block];
+        for (int r = 0; r < b; ++r) stats[r].mean = reference::mean_of<N>(sum_lanes(xb + r * N, N));
+        for (int r = 0; r < b; ++r)
+            stats[r].rstd = reference::rstd_of<N>(sum_squares_lanes(xb + r * N, stats[r].mean, N), eps);
+        for (int r = 0; r < b; ++r) {
+            const reference::norm_stats s = stats[r];
+            const batch m(s.mean), rstd(s.rstd);
+            const float* xr = xb + r * N;
+            float* yr = yb + r * N;
+            for (int i = 0; i < vectored; i += width)
+                store(yr + i, simd::fma((load(xr + i) - m) * rstd, widen(gamma + i), widen(beta + i)));
+            for (int i = vectored; i < N; ++i) yr[i] = reference::layer_norm_output(xr[i], s, gamma[i], beta[i]);
+        }
     }
 }
 

@@ -32,11 +32,10 @@ inline float row_max(const float* s, int n) noexcept {
     return reference::row_max(s, whole, n, m);
 }
 
-inline void softmax(float* s, int n) noexcept {
-    const float m = row_max(s, n);
+// e_j = exp(s_j - m), stored, and their sum in the canonical lane order: whole blocks summed as
+// they are computed, the rest by the reference.
+inline float exp_sum(float* s, int n, float m) noexcept {
     const batch mb(m);
-
-    // e_j = exp(s_j - m), stored, and summed into the canonical lanes for whole blocks.
     batch acc[batches_per_block];
     for (int a = 0; a < batches_per_block; ++a) acc[a] = batch(0.0f);
     const int blocks_end = n / lanes * lanes;
@@ -53,11 +52,32 @@ inline void softmax(float* s, int n) noexcept {
     reference::lane_sums sums;
     store_lanes(sums, acc);
     reference::accumulate(sums, s, blocks_end, n);
-    const float sum = reference::fold(sums);
+    return reference::fold(sums);
+}
 
+inline void divide(float* s, int n, float sum) noexcept {
     const batch sb(sum);
-    for (j = 0; j < whole; j += width) store(s + j, div(load(s + j), sb));
+    const int whole = n / width * width;
+    for (int j = 0; j < whole; j += width) store(s + j, div(load(s + j), sb));
     reference::divide(s, whole, n, sum);
+}
+
+inline void softmax(float* s, int n) noexcept { divide(s, n, exp_sum(s, n, row_max(s, n))); }
+
+// Rows of scores Stride floats apart. A short row is a chain of dependent steps (maximum, then
+// exponentials and their sum, then the division), so the rows go through each step together,
+// a block at a time: the steps of different rows overlap.
+template <int Stride>
+inline void softmax_rows(float* s, int rows, int n) noexcept {
+    constexpr int block = 8;
+    for (int r0 = 0; r0 < rows; r0 += block) {
+        const int b = rows - r0 < block ? rows - r0 : block;
+        float* row = s + r0 * Stride;
+        float value[block];
+        for (int r = 0; r < b; ++r) value[r] = row_max(row + r * Stride, n);
+        for (int r = 0; r < b; ++r) value[r] = exp_sum(row + r * Stride, n, value[r]);
+        for (int r = 0; r < b; ++r) divide(row + r * Stride, n, value[r]);
+    }
 }
 
 }  // namespace simd
