@@ -198,6 +198,72 @@ TEST(Int8SimdKernels, AttentionAllEqualScores) {
     }
 }
 
+// ---- softmax --------------------------------------------------------------------------------
+
+// Score rows of every length 1..70 and some long ones, narrow and wide ranges (the exponential's
+// table, interpolation and rounding shifts, and its cut-off at 2^-16), multipliers from 0 to
+// 2^31 - 1: the exponentials left in s and the probabilities, byte for byte.
+TEST(Int8SimdKernels, Softmax) {
+    splitmix64 g{31};
+    const sf::math::fixed_multiplier ms[] = {{1 << 30, 40}, {1 << 30, 30}, {2147483647, 20}, {12345, 5},
+                                             {1, 1},        {0, 10},       {1 << 20, 31},    {2147483647, 62}};
+    std::vector<int> lengths;
+    for (int n = 1; n <= 70; ++n) lengths.push_back(n);
+    for (int n : {127, 128, 129, 255, 256, 257, 1000}) lengths.push_back(n);
+    for (int n : lengths)
+        for (int range : {0, 4, 12, 20, 28}) {
+            std::vector<std::int32_t> s(std::size_t(n) + 3);
+            for (auto& e : s) e = range == 0 ? -7 : std::int32_t(g.next() >> (64 - range)) - (1 << (range - 1));
+            for (const auto& m : ms) {
+                std::vector<std::int32_t> s1(s), s2(s);
+                std::vector<std::int16_t> p1(std::size_t(n) + 3, 5), p2(p1);
+                ref::softmax(s1.data(), n, m, p1.data());
+                vec::softmax(s2.data(), n, m, p2.data());
+                ASSERT_EQ(s1, s2) << "exponentials: n " << n << " range 2^" << range << " m " << m.multiplier << " shift " << m.shift;
+                ASSERT_EQ(p1, p2) << "probabilities: n " << n << " range 2^" << range << " m " << m.multiplier << " shift " << m.shift;
+            }
+        }
+}
+
+// ---- LayerNorm ------------------------------------------------------------------------------
+
+template <int N>
+void check_layer_norm(std::uint64_t seed) {
+    splitmix64 g{seed};
+    auto p = std::make_unique<sf::layer_norm_int8<N>>();
+    for (int variant = 0; variant < 4; ++variant) {
+        for (int c = 0; c < N; ++c) {
+            p->gamma[c] = variant == 1 ? std::int16_t(32767) : variant == 2 ? std::int16_t(-32768) : std::int16_t(g.next() >> 48);
+            p->beta[c] = std::int32_t(g.next() >> 36) - (1 << 27);
+        }
+        p->eps = variant == 3 ? 0 : std::int64_t(g.next() >> 40);
+        p->shift = 1 + int(g.next() % 30);
+        p->output_zero_point = int(g.next() % 256) - 128;
+        for (fill f : fills)
+            for (int rows = 1; rows <= 5; rows += 2) {
+                const std::vector<std::int8_t> x = values(f, std::size_t(rows) * N, g);
+                std::vector<std::int8_t> a(x.size(), 1), b(x.size(), 2), c(x);
+                ref::layer_norm(x.data(), rows, *p, a.data());
+                vec::layer_norm(x.data(), rows, *p, b.data());
+                ASSERT_EQ(a, b) << "N " << N << " rows " << rows << " fill " << int(f) << " variant " << variant;
+                vec::layer_norm(c.data(), rows, *p, c.data());  // in place
+                ASSERT_EQ(a, c) << "in place: N " << N << " rows " << rows;
+            }
+    }
+}
+
+TEST(Int8SimdKernels, LayerNorm) {
+    check_layer_norm<1>(41);
+    check_layer_norm<3>(42);
+    check_layer_norm<8>(43);
+    check_layer_norm<9>(44);
+    check_layer_norm<33>(45);
+    check_layer_norm<64>(46);
+    check_layer_norm<100>(47);
+    check_layer_norm<257>(48);
+    check_layer_norm<384>(49);
+}
+
 // ---- residual add ---------------------------------------------------------------------------
 
 TEST(Int8SimdKernels, Add) {

@@ -72,9 +72,14 @@ inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p
     }
 }
 
-// One row; y may equal x.
+// A row's statistics: the sum of its values and 2^40 / sqrt(N^2 var / scale^2 + eps).
+struct norm_stats_int8 {
+    std::int32_t sum;
+    std::int64_t reciprocal;
+};
+
 template <int N>
-inline void layer_norm_row(const std::int8_t* x, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+inline norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
     std::int32_t sum = 0, sum_sq = 0;
     for (int c = 0; c < N; ++c) {
         sum += x[c];
@@ -82,12 +87,22 @@ inline void layer_norm_row(const std::int8_t* x, const layer_norm_int8<N>& p, st
     }
     const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
     const std::uint32_t den = math::isqrt(std::uint64_t(variance + p.eps));
-    const std::int64_t reciprocal = den == 0 ? 0 : (std::int64_t(1) << 40) / den;
-    for (int c = 0; c < N; ++c) {
-        const std::int64_t centred = std::int64_t(N) * x[c] - sum;
-        const std::int32_t z = std::int32_t((centred * reciprocal + (std::int64_t(1) << 31)) >> 32);  // Q8
-        y[c] = math::requantize(z * p.gamma[c] + p.beta[c], 1, p.shift, p.output_zero_point);
-    }
+    return {sum, den == 0 ? 0 : (std::int64_t(1) << 40) / den};
+}
+
+// Output c of a row with statistics s.
+template <int N>
+inline std::int8_t layer_norm_output(std::int8_t x, norm_stats_int8 s, const layer_norm_int8<N>& p, int c) noexcept {
+    const std::int64_t centred = std::int64_t(N) * x - s.sum;
+    const std::int32_t z = std::int32_t((centred * s.reciprocal + (std::int64_t(1) << 31)) >> 32);  // Q8
+    return math::requantize(z * p.gamma[c] + p.beta[c], 1, p.shift, p.output_zero_point);
+}
+
+// One row; y may equal x.
+template <int N>
+inline void layer_norm_row(const std::int8_t* x, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    const norm_stats_int8 s = layer_norm_stats(x, p);
+    for (int c = 0; c < N; ++c) y[c] = layer_norm_output(x[c], s, p, c);
 }
 
 template <int N>
@@ -132,8 +147,16 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
     }
 }
 
+// 16 at a time through a local block: x and the table are both int8, so without it every
+// store to x could change the table for the next lookup, and the lookups would be serialised.
 inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-    for (int i = 0; i < n; ++i) x[i] = table[x[i] + 128];
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        std::int8_t block[16];
+        for (int k = 0; k < 16; ++k) block[k] = table[x[i + k] + 128];
+        for (int k = 0; k < 16; ++k) x[i + k] = block[k];
+    }
+    for (; i < n; ++i) x[i] = table[x[i] + 128];
 }
 
 // x = x + a, each in its own scale, into the output's scale.

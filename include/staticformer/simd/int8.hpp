@@ -8,6 +8,7 @@
 #include "int8_elementwise.hpp"
 #include "int8_linear.hpp"
 #include "int8_ops.hpp"
+#include "int8_softmax.hpp"
 
 namespace staticformer {
 
@@ -31,6 +32,17 @@ struct int8_kernel_set<simd> : int8_kernel_set<reference> {
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         kernels::simd_int8::add(x, a, n, p);
     }
+#if defined(STATICFORMER_INT8_SIMD_LAYER_NORM)
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        kernels::simd_int8::layer_norm(x, rows, p, y);
+    }
+#endif
+#if defined(STATICFORMER_INT8_SIMD_SOFTMAX)
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        kernels::simd_int8::softmax(s, n, m, p);
+    }
+#endif
 };
 
 #else

@@ -81,16 +81,27 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
     const __m512i mv = _mm512_set1_epi32(context.multiplier);
     for (int d = 0; d < HeadDim; d += 16) {
         const __mmask16 m = mask16(HeadDim - d);
-        __m512i acc = _mm512_setzero_si512();
-        int j = 0;
-        for (; j + 2 <= n; j += 2) {
+        // Key pairs round-robin over four accumulators (independent chains; integer sums are
+        // exact in any order), added at the end.
+        __m512i part[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+        const auto pair = [&](int j) {
             const __m128i r0 = _mm_maskz_loadu_epi8(m, v + j * VStride + d);
             const __m128i r1 = _mm_maskz_loadu_epi8(m, v + (j + 1) * VStride + d);
             const __m256i pairs = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(r0, r1)),
                                                           _mm_unpackhi_epi8(r0, r1), 1);
             const std::int32_t pp = std::int32_t(std::uint16_t(p[j]) | std::uint32_t(std::uint16_t(p[j + 1])) << 16);
-            acc = _mm512_dpwssd_epi32(acc, _mm512_maskz_cvtepi8_epi16(~__mmask32(0), pairs), _mm512_set1_epi32(pp));
+            return _mm512_dpwssd_epi32(part[(j / 2) % 4], _mm512_maskz_cvtepi8_epi16(~__mmask32(0), pairs),
+                                       _mm512_set1_epi32(pp));
+        };
+        int j = 0;
+        for (; j + 8 <= n; j += 8) {
+            part[0] = pair(j);
+            part[1] = pair(j + 2);
+            part[2] = pair(j + 4);
+            part[3] = pair(j + 6);
         }
+        for (; j + 2 <= n; j += 2) part[(j / 2) % 4] = pair(j);
+        __m512i acc = _mm512_add_epi32(_mm512_add_epi32(part[0], part[1]), _mm512_add_epi32(part[2], part[3]));
         if (j < n) {
             const __m128i r0 = _mm_maskz_loadu_epi8(m, v + j * VStride + d);
             acc = _mm512_add_epi32(
@@ -132,19 +143,28 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
     const rescale8_params k(context.shift);
     const __m256i mv = _mm256_set1_epi32(context.multiplier);
     for (int d = 0; d < vectored; d += 8) {
-        __m256i acc = _mm256_setzero_si256();
-        int j = 0;
-        for (; j + 2 <= n; j += 2) {
+        // Key pairs round-robin over four accumulators, as above.
+        __m256i part[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+        const auto pair = [&](int j) {
             const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + j * VStride + d));
             const __m128i r1 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + (j + 1) * VStride + d));
             const __m256i pairs = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1));
             const std::int32_t pp = std::int32_t(std::uint16_t(p[j]) | std::uint32_t(std::uint16_t(p[j + 1])) << 16);
 #if defined(STATICFORMER_INT8_AVXVNNI)
-            acc = _mm256_dpwssd_avx_epi32(acc, pairs, _mm256_set1_epi32(pp));
+            return _mm256_dpwssd_avx_epi32(part[(j / 2) % 4], pairs, _mm256_set1_epi32(pp));
 #else
-            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi32(pp)));
+            return _mm256_add_epi32(part[(j / 2) % 4], _mm256_madd_epi16(pairs, _mm256_set1_epi32(pp)));
 #endif
+        };
+        int j = 0;
+        for (; j + 8 <= n; j += 8) {
+            part[0] = pair(j);
+            part[1] = pair(j + 2);
+            part[2] = pair(j + 4);
+            part[3] = pair(j + 6);
         }
+        for (; j + 2 <= n; j += 2) part[(j / 2) % 4] = pair(j);
+        __m256i acc = _mm256_add_epi32(_mm256_add_epi32(part[0], part[1]), _mm256_add_epi32(part[2], part[3]));
         if (j < n) {
             const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + j * VStride + d));
             acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_cvtepi8_epi32(r0), _mm256_set1_epi32(p[j])));

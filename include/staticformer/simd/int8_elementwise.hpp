@@ -1,7 +1,10 @@
-// staticformer: the int8 residual add with intrinsics (optimised; bit-identical to
-// reference/int8.hpp): acc = (x - x_zero_point) x_multiplier + (a - a_zero_point) a_multiplier,
-// then the vector rescale by 1 and the output's zero point, lane by lane. Elements that fill no
-// whole vector use masks (AVX-512) or the reference kernel.
+// staticformer: the int8 residual add and LayerNorm with intrinsics (optimised; bit-identical to
+// reference/int8.hpp).
+//   add:        acc = (x - x_zero_point) x_multiplier + (a - a_zero_point) a_multiplier, then the
+//               vector rescale by 1 and the output's zero point, lane by lane.
+//   layer_norm: the row statistics are the reference's (layer_norm_stats); the outputs
+//               z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes), z * gamma + beta, rescale.
+// Elements that fill no whole vector use masks (AVX-512) or the reference kernel.
 #pragma once
 
 #include "../reference/int8.hpp"
@@ -28,6 +31,34 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
         _mm_mask_storeu_epi8(x + i, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
     }
 }
+
+// Eight outputs from c: the 64-bit products in 64-bit lanes (VPMULLQ).
+template <int N>
+inline __m256i layer_norm8(__m512i x64, reference::norm_stats_int8 st, const layer_norm_int8<N>& p, int c) noexcept {
+    const __m512i centred = _mm512_sub_epi64(_mm512_maskz_mullo_epi64(all8, x64, _mm512_set1_epi64(N)), _mm512_set1_epi64(st.sum));
+    const __m512i prod = _mm512_add_epi64(_mm512_maskz_mullo_epi64(all8, centred, _mm512_set1_epi64(st.reciprocal)),
+                                          _mm512_set1_epi64(std::int64_t(1) << 31));
+    const __m256i z = _mm512_maskz_cvtepi64_epi32(all8, _mm512_maskz_srai_epi64(all8, prod, 32));
+    const __m256i gamma = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p.gamma + c)));
+    return _mm256_add_epi32(_mm256_mullo_epi32(z, gamma), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.beta + c)));
+}
+
+template <int N>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    constexpr int vectored = N / 8 * 8;
+    const rescale8_params k(p.shift);
+    const __m256i one = _mm256_set1_epi32(1), zero_point = _mm256_set1_epi32(p.output_zero_point);
+    for (int r = 0; r < rows; ++r, x += N, y += N) {
+        const reference::norm_stats_int8 st = reference::layer_norm_stats(x, p);
+        for (int c = 0; c < vectored; c += 8) {
+            const __m512i x64 = _mm512_maskz_cvtepi8_epi64(all8, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + c)));
+            store8_int8(y + c, _mm256_add_epi32(rescale8(layer_norm8(x64, st, p, c), one, k), zero_point));
+        }
+        for (int c = vectored; c < N; ++c) y[c] = reference::layer_norm_output(x[c], st, p, c);
+    }
+}
+
+#define STATICFORMER_INT8_SIMD_LAYER_NORM 1
 
 #elif defined(STATICFORMER_INT8_X86)
 

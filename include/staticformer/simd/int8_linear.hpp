@@ -43,7 +43,7 @@ struct signed_products {
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
 struct linear_isa {
-    static constexpr int lanes = 16, rows = 4, vecs = 4;
+    static constexpr int lanes = 16, rows = 4, vecs = 3;  // larger tiles spill (GCC 12, measured)
     static constexpr bool masked = true, row_sum = true;
     using acc = __m512i;
     using wvec = __m512i;
@@ -215,68 +215,99 @@ inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, con
     using I = linear_isa;
     constexpr int L = I::lanes;
     typename I::mask m[Vecs];
+#pragma GCC unroll 8
     for (int v = 0; v < Vecs; ++v) m[v] = Tail && v == Vecs - 1 ? tail : I::full();
     typename I::acc acc[Rows][Vecs];
+#pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) acc[r][v] = I::init(p.bias + c + v * L, row_init[r], m[v]);
     constexpr int whole = In / 4;
     for (int g = 0; g < whole; ++g) {
         typename I::wvec wv[Vecs];
+#pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) wv[v] = I::load_w(&p.w[g][c + v * L][0], m[v]);
+#pragma GCC unroll 8
         for (int r = 0; r < Rows; ++r) {
             const typename I::xvec xb = I::broadcast(load4(x + r * In + 4 * g));
+#pragma GCC unroll 8
             for (int v = 0; v < Vecs; ++v) acc[r][v] = I::dot(acc[r][v], wv[v], xb);
         }
     }
     if constexpr (In % 4 != 0) {  // the last group: In % 4 inputs, zero weights beyond
         typename I::wvec wv[Vecs];
+#pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) wv[v] = I::load_w(&p.w[whole][c + v * L][0], m[v]);
+#pragma GCC unroll 8
         for (int r = 0; r < Rows; ++r) {
             const typename I::xvec xb = I::broadcast(load_partial4(x + r * In + 4 * whole, In % 4));
+#pragma GCC unroll 8
             for (int v = 0; v < Vecs; ++v) acc[r][v] = I::dot(acc[r][v], wv[v], xb);
         }
     }
+#pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v)
             I::store(y + r * Out + c + v * L, acc[r][v], p.multiplier + c + v * L, k, p.output_zero_point, m[v]);
 }
 
-template <int In, int Out, int Rows>
-inline void linear_rows(const std::int8_t* x, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+// Rows rows of one column block: Vecs vectors from column c (the last one masked by tail).
+template <int In, int Out, int Rows, int Vecs, bool Tail>
+inline void linear_block(const std::int8_t* x, const std::int32_t* row_init, const linear_int8<In, Out>& p,
+                         std::int8_t* y, int c, typename linear_isa::mask tail, const typename linear_isa::params& k) noexcept {
+    linear_tile<In, Out, Rows, Vecs, Tail>(x, p, row_init, y, c, tail, k);
+}
+
+// Every row of one column block: tiles of linear_isa::rows rows, then one tile of the rest.
+template <int In, int Out, int Vecs, bool Tail, int Rows = linear_isa::rows>
+inline void linear_column_block(const std::int8_t* x, int rows, const std::int32_t* row_init,
+                                const linear_int8<In, Out>& p, std::int8_t* y, int c, typename linear_isa::mask tail,
+                                const typename linear_isa::params& k) noexcept {
+    if constexpr (Rows == linear_isa::rows) {
+        int r = 0;
+        for (; r + Rows <= rows; r += Rows)
+            linear_block<In, Out, Rows, Vecs, Tail>(x + r * In, row_init + r, p, y + r * Out, c, tail, k);
+        if (r < rows)
+            linear_column_block<In, Out, Vecs, Tail, Rows - 1>(x + r * In, rows - r, row_init + r, p, y + r * Out, c, tail, k);
+    } else if constexpr (Rows > 0) {
+        if (rows == Rows) linear_block<In, Out, Rows, Vecs, Tail>(x, row_init, p, y, c, tail, k);
+        else linear_column_block<In, Out, Vecs, Tail, Rows - 1>(x, rows, row_init, p, y, c, tail, k);
+    }
+}
+
+// Column blocks outermost, over a chunk of at most linear_chunk rows: a block's weights (In x
+// Vecs vectors) are read from memory once per chunk and reused from cache by each row tile.
+constexpr int linear_chunk = 64;
+
+template <int In, int Out>
+inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
     using I = linear_isa;
     constexpr int L = I::lanes, V = I::vecs;
-    constexpr int tiled = Out / (V * L) * (V * L);  // columns in Rows x V tiles
-    constexpr int vectored = Out / L * L;           // then one Rows x rest tile
+    constexpr int tiled = Out / (V * L) * (V * L);  // columns in blocks of V vectors
+    constexpr int vectored = Out / L * L;           // then one block of the rest
     constexpr int rest = (vectored - tiled) / L;
-    std::int32_t row_init[Rows];
-    for (int r = 0; r < Rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
+    std::int32_t row_init[linear_chunk];
+    for (int r = 0; r < rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
     const typename I::params k(p.shift);
-    for (int c = 0; c < tiled; c += V * L) linear_tile<In, Out, Rows, V, false>(x, p, row_init, y, c, I::full(), k);
+    for (int c = 0; c < tiled; c += V * L) linear_column_block<In, Out, V, false>(x, rows, row_init, p, y, c, I::full(), k);
     if constexpr (I::masked && vectored < Out) {
-        linear_tile<In, Out, Rows, rest + 1, true>(x, p, row_init, y, tiled, I::tail(Out - vectored), k);
+        linear_column_block<In, Out, rest + 1, true>(x, rows, row_init, p, y, tiled, I::tail(Out - vectored), k);
     } else {
-        if constexpr (rest > 0) linear_tile<In, Out, Rows, rest, false>(x, p, row_init, y, tiled, I::full(), k);
+        if constexpr (rest > 0) linear_column_block<In, Out, rest, false>(x, rows, row_init, p, y, tiled, I::full(), k);
         for (int c = vectored; c < Out; ++c)
-            for (int r = 0; r < Rows; ++r)
+            for (int r = 0; r < rows; ++r)
                 y[r * Out + c] = math::requantize(reference::linear_accumulator(x + r * In, p, c), p.multiplier[c],
                                                   p.shift, p.output_zero_point);
     }
 }
 
-template <int In, int Out, int Rows = linear_isa::rows>
-inline void linear_remainder(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-    if constexpr (Rows > 1) {
-        if (rows == Rows - 1) return linear_rows<In, Out, Rows - 1>(x, p, y);
-        linear_remainder<In, Out, Rows - 1>(x, rows, p, y);
-    }
-}
-
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-    constexpr int R = linear_isa::rows;
-    int r = 0;
-    for (; r + R <= rows; r += R) linear_rows<In, Out, R>(x + r * In, p, y + r * Out);
-    if (r < rows) linear_remainder<In, Out>(x + r * In, rows - r, p, y + r * Out);
+    for (int r = 0; r < rows; r += linear_chunk) {
+        const int chunk = rows - r < linear_chunk ? rows - r : linear_chunk;
+        linear_chunk_rows(x + r * In, chunk, p, y + r * Out);
+    }
 }
 
 #endif

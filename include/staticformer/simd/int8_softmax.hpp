@@ -1,0 +1,169 @@
+// staticformer: the int8 softmax with x86 intrinsics (optimised; bit-identical to
+// reference/int8.hpp's softmax), lane by lane:
+//   u   = rescale(max - s[j], logits)                     (the vector rescale of int8_ops.hpp)
+//   e_j = exp2_neg_q16(u): table interval (u >> 8) & 255, linear interpolation by u & 255,
+//         then a rounding shift by u >> 16 (0 beyond 15)
+//   p_j = min((e_j * (2^46 / sum e) + 2^30) >> 31, 32767)
+// One 32-bit gather at byte offset 2i of the 16-bit table loads the interval's two end points
+// (entries i and i + 1, i <= 255: never past entry 256). The sum of the exponentials is exact
+// in any order; the division is the reference's, once per row. Elements that fill no whole
+// vector use masks (AVX-512) or the reference's element formulas.
+#pragma once
+
+#include "../reference/int8.hpp"
+#include "int8_ops.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace simd_int8 {
+
+// The reference's two steps for one element, shared by the tails.
+inline std::int32_t softmax_exp(std::int32_t max, std::int32_t s, math::fixed_multiplier logits) noexcept {
+    return math::exp2_neg_q16(math::rescale(max - s, logits.multiplier, logits.shift));
+}
+inline std::int16_t softmax_probability(std::int32_t e, std::int64_t reciprocal) noexcept {
+    const std::int64_t q = (e * reciprocal + (std::int64_t(1) << 30)) >> 31;
+    return std::int16_t(q > 32767 ? 32767 : q);
+}
+
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+
+// The maskz forms throughout: see all16 in int8_ops.hpp (GCC 12's -Wuninitialized; the casts
+// and extracts between 512 and 256 bits have the same trouble, so lanes are reduced in memory).
+inline std::int32_t hmax16(__m512i v) noexcept {
+    alignas(64) std::int32_t lane[16];
+    _mm512_store_si512(lane, v);
+    std::int32_t m = lane[0];
+    for (int k = 1; k < 16; ++k) m = lane[k] > m ? lane[k] : m;
+    return m;
+}
+
+inline std::int32_t hsum16(__m512i v) noexcept {
+    alignas(64) std::int32_t lane[16];
+    _mm512_store_si512(lane, v);
+    std::int32_t sum = 0;
+    for (int k = 0; k < 16; ++k) sum += lane[k];
+    return sum;
+}
+
+inline __m512i exp2_neg_q16_16(__m512i u) noexcept {
+    const __m512i whole = _mm512_maskz_srli_epi32(all16, u, 16);
+    const __m512i i = _mm512_and_si512(_mm512_maskz_srli_epi32(all16, u, 8), _mm512_set1_epi32(0xff));
+    const __m512i r = _mm512_and_si512(u, _mm512_set1_epi32(0xff));
+    const __m512i ab = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), all16, i, math::exp2_table.value, 2);
+    const __m512i a = _mm512_and_si512(ab, _mm512_set1_epi32(0xffff)), b = _mm512_maskz_srli_epi32(all16, ab, 16);
+    const __m512i step = _mm512_maskz_srai_epi32(
+        all16, _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(a, b), r), _mm512_set1_epi32(128)), 8);
+    const __m512i v = _mm512_sub_epi32(a, step);
+    // (v + 2^whole / 2) >> whole: v itself for whole = 0.
+    const __m512i half = _mm512_maskz_srli_epi32(all16, _mm512_maskz_sllv_epi32(all16, _mm512_set1_epi32(1), whole), 1);
+    const __mmask16 live = _mm512_cmple_epu32_mask(whole, _mm512_set1_epi32(15));
+    return _mm512_maskz_srlv_epi32(live, _mm512_add_epi32(v, half), whole);
+}
+
+inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    __m512i mv = _mm512_set1_epi32(s[0]);
+    for (int j = 0; j < n; j += 16) mv = _mm512_mask_max_epi32(mv, mask16(n - j), mv, _mm512_maskz_loadu_epi32(mask16(n - j), s + j));
+    const std::int32_t max = hmax16(mv);
+
+    const rescale16_params k(logits.shift);
+    const __m512i maxv = _mm512_set1_epi32(max), m = _mm512_set1_epi32(logits.multiplier);
+    __m512i sumv = _mm512_setzero_si512();
+    for (int j = 0; j < n; j += 16) {
+        const __mmask16 live = mask16(n - j);
+        const __m512i d = _mm512_sub_epi32(maxv, _mm512_maskz_loadu_epi32(live, s + j));
+        const __m512i e = _mm512_maskz_mov_epi32(live, exp2_neg_q16_16(rescale16(d, m, k)));
+        _mm512_mask_storeu_epi32(s + j, live, e);
+        sumv = _mm512_add_epi32(sumv, e);
+    }
+    const std::int32_t sum = hsum16(sumv);
+
+    const std::int64_t reciprocal = (std::int64_t(1) << 46) / sum;  // <= 2^31: an unsigned 32-bit factor
+    const __m512i rv = _mm512_set1_epi64(reciprocal), round = _mm512_set1_epi64(std::int64_t(1) << 30);
+    for (int j = 0; j < n; j += 16) {
+        const __mmask16 live = mask16(n - j);
+        const __m512i e = _mm512_maskz_loadu_epi32(live, s + j);
+        const __m512i even = _mm512_maskz_srli_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, e, rv), round), 31);
+        const __m512i odd = _mm512_maskz_srli_epi64(
+            all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, _mm512_maskz_srli_epi64(all8, e, 32), rv), round), 31);
+        const __m512i q = _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+        const __m512i clamped = _mm512_maskz_min_epi32(all16, q, _mm512_set1_epi32(32767));
+        _mm256_mask_storeu_epi16(p + j, live, _mm512_maskz_cvtepi32_epi16(all16, clamped));
+    }
+}
+
+#define STATICFORMER_INT8_SIMD_SOFTMAX 1
+
+#elif defined(STATICFORMER_INT8_X86)
+
+inline std::int32_t hmax8(__m256i v) noexcept {
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
+inline std::int32_t hsum8(__m256i v) noexcept {
+    __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
+inline __m256i exp2_neg_q16_8(__m256i u) noexcept {
+    const __m256i whole = _mm256_srli_epi32(u, 16);
+    const __m256i i = _mm256_and_si256(_mm256_srli_epi32(u, 8), _mm256_set1_epi32(0xff));
+    const __m256i r = _mm256_and_si256(u, _mm256_set1_epi32(0xff));
+    const __m256i ab = _mm256_i32gather_epi32(reinterpret_cast<const int*>(math::exp2_table.value), i, 2);
+    const __m256i a = _mm256_and_si256(ab, _mm256_set1_epi32(0xffff)), b = _mm256_srli_epi32(ab, 16);
+    const __m256i step =
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(a, b), r), _mm256_set1_epi32(128)), 8);
+    const __m256i v = _mm256_sub_epi32(a, step);
+    const __m256i half = _mm256_srli_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), whole), 1);
+    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(16), whole);  // whole <= 15 (whole >= 0)
+    return _mm256_and_si256(live, _mm256_srlv_epi32(_mm256_add_epi32(v, half), whole));
+}
+
+inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    const int whole = n / 8 * 8;
+    std::int32_t max = s[0];
+    if (whole > 0) {
+        __m256i mv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+        for (int j = 8; j < whole; j += 8) mv = _mm256_max_epi32(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + j)));
+        max = hmax8(mv);
+    }
+    for (int j = whole; j < n; ++j) max = s[j] > max ? s[j] : max;
+
+    const rescale8_params k(logits.shift);
+    const __m256i maxv = _mm256_set1_epi32(max), m = _mm256_set1_epi32(logits.multiplier);
+    __m256i sumv = _mm256_setzero_si256();
+    for (int j = 0; j < whole; j += 8) {
+        __m256i* at = reinterpret_cast<__m256i*>(s + j);
+        const __m256i e = exp2_neg_q16_8(rescale8(_mm256_sub_epi32(maxv, _mm256_loadu_si256(at)), m, k));
+        _mm256_storeu_si256(at, e);
+        sumv = _mm256_add_epi32(sumv, e);
+    }
+    std::int32_t sum = hsum8(sumv);
+    for (int j = whole; j < n; ++j) sum += s[j] = softmax_exp(max, s[j], logits);
+
+    const std::int64_t reciprocal = (std::int64_t(1) << 46) / sum;  // <= 2^31: an unsigned 32-bit factor
+    const __m256i rv = _mm256_set1_epi64x(reciprocal), round = _mm256_set1_epi64x(std::int64_t(1) << 30);
+    for (int j = 0; j < whole; j += 8) {
+        const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + j));
+        const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(e, rv), round), 31);
+        const __m256i odd = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(e, 32), rv), round), 31);
+        const __m256i q = _mm256_min_epi32(_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa), _mm256_set1_epi32(32767));
+        // q in [0, 32767]: the signed pack is exact; lanes 0-3 and 4-7 sit in the two halves.
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p + j), w);
+    }
+    for (int j = whole; j < n; ++j) p[j] = softmax_probability(s[j], reciprocal);
+}
+
+#define STATICFORMER_INT8_SIMD_SOFTMAX 1
+
+#endif
+
+}  // namespace simd_int8
+}  // namespace kernels
+}  // namespace staticformer
