@@ -42,17 +42,16 @@ constexpr std::int8_t requantize(std::int32_t acc, std::int32_t multiplier, std:
     return saturate_int8(rescale(acc, multiplier, shift) + zero_point);
 }
 
-// floor(sqrt(v)), bit by bit.
+// floor(sqrt(v)), bit by bit. Each step's choice is a select, not a branch: the choices follow
+// the data, and mispredicted branches cost more than the whole arithmetic.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
     std::uint64_t root = 0, bit = std::uint64_t(1) << 62;
     while (bit > v) bit >>= 2;
     while (bit != 0) {
-        if (v >= root + bit) {
-            v -= root + bit;
-            root = (root >> 1) + bit;
-        } else {
-            root >>= 1;
-        }
+        const std::uint64_t trial = root + bit;
+        const std::uint64_t take = v >= trial ? ~std::uint64_t(0) : 0;  // all ones or zero
+        v -= trial & take;
+        root = (root >> 1) + (bit & take);
         bit >>= 2;
     }
     return std::uint32_t(root);

@@ -32,29 +32,32 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
     }
 }
 
-// Eight outputs from c: the 64-bit products in 64-bit lanes (VPMULLQ).
-template <int N>
-inline __m256i layer_norm8(__m512i x64, reference::norm_stats_int8 st, const layer_norm_int8<N>& p, int c) noexcept {
-    const __m512i centred = _mm512_sub_epi64(_mm512_maskz_mullo_epi64(all8, x64, _mm512_set1_epi64(N)), _mm512_set1_epi64(st.sum));
+// z for eight values, in the low halves of 64-bit lanes (VPMULLQ).
+inline __m512i layer_norm_z8(__m128i x8, std::int64_t n, reference::norm_stats_int8 st) noexcept {
+    const __m512i x64 = _mm512_maskz_cvtepi8_epi64(all8, x8);
+    const __m512i centred = _mm512_sub_epi64(_mm512_maskz_mullo_epi64(all8, x64, _mm512_set1_epi64(n)), _mm512_set1_epi64(st.sum));
     const __m512i prod = _mm512_add_epi64(_mm512_maskz_mullo_epi64(all8, centred, _mm512_set1_epi64(st.reciprocal)),
                                           _mm512_set1_epi64(std::int64_t(1) << 31));
-    const __m256i z = _mm512_maskz_cvtepi64_epi32(all8, _mm512_maskz_srai_epi64(all8, prod, 32));
-    const __m256i gamma = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p.gamma + c)));
-    return _mm256_add_epi32(_mm256_mullo_epi32(z, gamma), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.beta + c)));
+    return _mm512_maskz_srai_epi64(all8, prod, 32);
 }
 
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
-    constexpr int vectored = N / 8 * 8;
-    const rescale8_params k(p.shift);
-    const __m256i one = _mm256_set1_epi32(1), zero_point = _mm256_set1_epi32(p.output_zero_point);
+    const rescale16_params k(p.shift);
+    const __m512i one = _mm512_set1_epi32(1), zero_point = _mm512_set1_epi32(p.output_zero_point);
+    const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int r = 0; r < rows; ++r, x += N, y += N) {
         const reference::norm_stats_int8 st = reference::layer_norm_stats(x, p);
-        for (int c = 0; c < vectored; c += 8) {
-            const __m512i x64 = _mm512_maskz_cvtepi8_epi64(all8, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + c)));
-            store8_int8(y + c, _mm256_add_epi32(rescale8(layer_norm8(x64, st, p, c), one, k), zero_point));
+        for (int c = 0; c < N; c += 16) {
+            const __mmask16 m = mask16(N - c);
+            const __m128i x16 = _mm_maskz_loadu_epi8(m, x + c);
+            const __m512i z = _mm512_permutex2var_epi32(layer_norm_z8(x16, N, st), low_halves,
+                                                        layer_norm_z8(_mm_srli_si128(x16, 8), N, st));
+            const __m512i gamma = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, p.gamma + c));
+            const __m512i acc = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, z, gamma), _mm512_maskz_loadu_epi32(m, p.beta + c));
+            const __m512i q = _mm512_add_epi32(rescale16(acc, one, k), zero_point);
+            _mm_mask_storeu_epi8(y + c, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
         }
-        for (int c = vectored; c < N; ++c) y[c] = reference::layer_norm_output(x[c], st, p, c);
     }
 }
 
