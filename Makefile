@@ -45,11 +45,13 @@ cross-test: deps-test
 	done
 
 # Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine).
+# BENCH_ARGS passes options to bench/make_results.py, e.g. BENCH_ARGS="--min-time 0.3".
 bench: deps-test
 	@sh tools/ensure_deps.sh python3-matplotlib
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
-	cmake --build $(BUILD)/test --target bench_avx2 bench_avx512 -j $(JOBS)
-	/usr/bin/python3 bench/make_results.py $(BUILD)/test
+	cmake --build $(BUILD)/test --target bench_avx2 bench_avx512 bench_int8_avx2 bench_int8_avx512vnni \
+	    bench_int8_avxvnni -j $(JOBS)
+	/usr/bin/python3 bench/make_results.py $(BUILD)/test $(BENCH_ARGS)
 
 # Code, weights, static RAM, worst-case stack and no-heap proof for every target x precision x
 # reference configuration, and Cortex-M instructions per inference by kernel (ports/footprint).

@@ -1,17 +1,26 @@
-// staticformer int8 benchmarks (Google Benchmark): the int8 linear kernel and the whole int8
-// encoder, reference vs simd, and this machine's peak of the int8 dot-product instruction the
-// simd kernels use. One thread, batch 1. Weights: random f32 weights quantised by
-// quant::calibrator (tests/common/cases.hpp). Counters: GOP/s (a multiply-add counts as two).
+// staticformer int8 benchmarks (Google Benchmark): the whole int8 encoder and each int8 kernel,
+// reference vs simd, where the time of a pass goes (kernel share), and this machine's peak of
+// the int8 dot-product instruction the simd kernels use. One thread, batch 1. Weights: the f32
+// benchmark weights quantised by quant::calibrator (tests/common/cases.hpp, weights_for).
+// Names (parsed by make_results.py, alongside bench_encoder.cpp's):
+//   encoder/<cfg>/int8/<backend>/<d>        whole encoder at valid_len = seq_len / d
+//   share/<cfg>/int8/simd                   share of each kind of kernel in a whole pass
+//   kernel/<cfg>/<kernel>/int8/<backend>    one kernel at the whole-sequence shapes
+//   int8_dot_peak/<chains>                  dot-product throughput, that many chains
+// Counters: GOP/s (a multiply-add counts as two operations), Gelem/s for element-wise kernels.
 #include <benchmark/benchmark.h>
 
 #include <staticformer/staticformer.hpp>
 
+#include <algorithm>
 #include <cstdint>
-#include <memory>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "common/cases.hpp"
 #include "configs.hpp"
+#include "kernel_share.hpp"
 
 namespace {
 
@@ -22,12 +31,17 @@ void set_rate(benchmark::State& state, double ops) {
     state.counters["GOP/s"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void set_element_rate(benchmark::State& state, double elements) {
+    state.counters["Gelem/s"] = benchmark::Counter(elements * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // ---- whole int8 encoder ---------------------------------------------------------------------
 
 template <class Cfg, class Backend>
 void encoder_int8(benchmark::State& state) {
-    static sf::encoder<Cfg, sf::int8, Backend> enc{sftest::weights_for<Cfg, sf::int8>()};
-    const int n = Cfg::seq_len;
+    using encoder_type = sf::encoder<Cfg, sf::int8, Backend>;
+    static encoder_type enc{sftest::weights_for<Cfg, sf::int8>()};
+    const int n = Cfg::seq_len / int(state.range(0));  // valid_len = seq_len / divisor
     const auto x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
     std::vector<std::int8_t> y(x.size());
     for (auto _ : state) {
@@ -37,113 +51,360 @@ void encoder_int8(benchmark::State& state) {
     }
     set_rate(state, encoder_ops<Cfg>(n));
     state.counters["valid_len"] = n;
+    state.counters["tile"] = encoder_type::tile;
+    state.counters["workspace_bytes"] = double(encoder_type::workspace_bytes);
 }
 
-BENCHMARK_TEMPLATE(encoder_int8, tiny, sf::reference)->Name("int8_encoder/tiny/reference");
-BENCHMARK_TEMPLATE(encoder_int8, small, sf::reference)->Name("int8_encoder/small/reference");
-BENCHMARK_TEMPLATE(encoder_int8, mini, sf::reference)->Name("int8_encoder/mini/reference");
-BENCHMARK_TEMPLATE(encoder_int8, wide, sf::reference)->Name("int8_encoder/wide/reference");
-#if STATICFORMER_HAS_SIMD
-BENCHMARK_TEMPLATE(encoder_int8, tiny, sf::simd)->Name("int8_encoder/tiny/simd");
-BENCHMARK_TEMPLATE(encoder_int8, small, sf::simd)->Name("int8_encoder/small/simd");
-BENCHMARK_TEMPLATE(encoder_int8, mini, sf::simd)->Name("int8_encoder/mini/simd");
-BENCHMARK_TEMPLATE(encoder_int8, wide, sf::simd)->Name("int8_encoder/wide/simd");
-#endif
+// Reference at full length only (slow, and valid_len scaling is shown by the simd rows).
+#define ENCODER_ROWS(cfg)                                                                                          \
+    BENCHMARK_TEMPLATE(encoder_int8, cfg, sf::reference)                                                           \
+        ->Name("encoder/" #cfg "/int8/reference")                                                                  \
+        ->Arg(1)                                                                                                   \
+        ->Unit(benchmark::kMicrosecond);                                                                           \
+    BENCHMARK_TEMPLATE(encoder_int8, cfg, sf::simd)->Name("encoder/" #cfg "/int8/simd")->Arg(1)->Arg(2)->Arg(4)->Unit( \
+        benchmark::kMicrosecond);
+ENCODER_ROWS(tiny)
+ENCODER_ROWS(small)
+ENCODER_ROWS(mini)
+ENCODER_ROWS(wide)
 
-// ---- int8 kernels (one tile of 4 rows, as the encoder calls them) ----------------------------
+// ---- where the time goes ---------------------------------------------------------------------
 
-template <int In, int Out>
-const sf::linear_int8<In, Out>& random_linear() {
-    static const auto p = [] {
-        auto q = std::make_unique<sf::linear_int8<In, Out>>();
-        sftest::splitmix64 g{std::uint64_t(In) * 7919u + Out};
-        for (int i = 0; i < In; ++i)
-            for (int o = 0; o < Out; ++o) q->w[i / 4][o][i % 4] = std::int8_t(g.next() >> 56);
-        for (int o = 0; o < Out; ++o) q->bias[o] = std::int32_t(g.next() >> 48) - 32768, q->multiplier[o] = 20000;
-        q->shift = 24;
-        q->output_zero_point = 3;
-        return q;
+// int8 kernel set K with every kernel timed (kernel_share.hpp); the kernels themselves are K's.
+template <class K>
+struct timed_int8 : K {
+    template <int In, int Out>
+    static void linear(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+        const span s(k_linear);
+        K::linear(x, rows, p, y);
+    }
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const sf::layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        const span s(k_layer_norm);
+        K::layer_norm(x, rows, p, y);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+        const span t(k_attention);
+        K::template attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    static void softmax(std::int32_t* s, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
+        const span t(k_softmax);
+        K::softmax(s, n, m, p);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        const span t(k_attention);
+        K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+        const span s(k_activation);
+        K::activate(x, n, table);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const sf::add_int8& p) noexcept {
+        const span s(k_add);
+        K::add(x, a, n, p);
+    }
+};
+
+// The encoder's own composition (sf::detail::forward_int8) on the timed kernel set, whole
+// sequence, with the workspace an encoder on Backend holds. The requantisation of the linear
+// layers and of attention's context happens inside those kernels, so it counts as linear and
+// attention; nonlinear_share is softmax + LayerNorm + activation + the requantising residual adds.
+template <class Cfg, class Backend>
+void share_int8(benchmark::State& state) {
+    static sf::workspace_int8_for<Cfg, Backend> ws;
+    const auto& w = sftest::weights_for<Cfg, sf::int8>();
+    const auto x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
+    std::vector<std::int8_t> y(x.size());
+    measure_share(
+        state,
+        [&] {
+            sf::detail::forward_int8<Cfg, timed_int8<sf::int8_kernel_set<Backend>>>(w, ws, x.data(), y.data(),
+                                                                                    Cfg::seq_len);
+        },
+        {k_linear, k_attention, k_softmax, k_layer_norm, k_activation, k_add},
+        {k_softmax, k_layer_norm, k_activation, k_add});
+    set_rate(state, encoder_ops<Cfg>(Cfg::seq_len));
+}
+BENCHMARK_TEMPLATE(share_int8, tiny, sf::simd)->Name("share/tiny/int8/simd")->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(share_int8, small, sf::simd)->Name("share/small/int8/simd")->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(share_int8, mini, sf::simd)->Name("share/mini/int8/simd")->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(share_int8, wide, sf::simd)->Name("share/wide/int8/simd")->Unit(benchmark::kMicrosecond);
+
+// ---- int8 kernels, at each configuration's whole-sequence shapes -----------------------------
+
+// Layer 0's real int8 tensors for the whole sequence, computed once with the reference kernels
+// from the quantised input, so that each kernel runs on the values it sees in the encoder.
+template <class Cfg>
+struct layer_data {
+    std::vector<std::int8_t> x;        // input rows [S][D]
+    std::vector<std::int8_t> normed;   // LayerNorm 1 of them [S][D]
+    std::vector<std::int8_t> q, kt, v;  // queries [S][D], keys transposed [D][S], values [S][D]
+    std::vector<std::int8_t> hidden;   // FFN hidden layer before the activation [S][F]
+    std::vector<std::int8_t> active;   // and after it
+    std::vector<std::int32_t> acc;     // the FFN's first layer before requantisation [S][F]
+    std::vector<std::int32_t> scores;  // head 0's scores of query rows 0..7 [8][S]
+};
+
+template <class Cfg>
+const layer_data<Cfg>& layer_data_for() {
+    static const layer_data<Cfg> data = [] {
+        constexpr int D = Cfg::d_model, S = Cfg::seq_len, F = Cfg::d_ff;
+        using K = sf::int8_kernel_set<sf::reference>;
+        const auto& l = sftest::weights_for<Cfg, sf::int8>().layer[0];
+        layer_data<Cfg> d;
+        d.x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
+        d.normed.resize(std::size_t(S) * D);
+        K::layer_norm(d.x.data(), S, l.norm1, d.normed.data());
+        d.q.resize(std::size_t(S) * D);
+        d.v.resize(std::size_t(S) * D);
+        std::vector<std::int8_t> keys(std::size_t(S) * D);
+        K::linear(d.normed.data(), S, l.query, d.q.data());
+        K::linear(d.normed.data(), S, l.key, keys.data());
+        K::linear(d.normed.data(), S, l.value, d.v.data());
+        d.kt.resize(std::size_t(D) * S);
+        for (int r = 0; r < S; ++r)
+            for (int c = 0; c < D; ++c) d.kt[c * S + r] = keys[r * D + c];
+        d.hidden.resize(std::size_t(S) * F);
+        K::linear(d.normed.data(), S, l.ff1, d.hidden.data());
+        d.active = d.hidden;
+        K::activate(d.active.data(), S * F, l.activation);
+        d.acc.resize(std::size_t(S) * F);
+        for (int r = 0; r < S; ++r)
+            for (int o = 0; o < F; ++o)
+                d.acc[r * F + o] = sf::kernels::reference::linear_accumulator(d.normed.data() + r * D, l.ff1, o);
+        d.scores.resize(std::size_t(8) * S);
+        for (int r = 0; r < 8; ++r)
+            K::attention_scores<Cfg::head_dim, S>(d.q.data() + r * D, d.kt.data(), S, d.scores.data() + r * S);
+        return d;
     }();
-    return *p;
+    return data;
 }
 
-template <int In, int Out, class Backend>
-void linear_int8(benchmark::State& state) {
-    constexpr int rows = 4;
-    const auto& p = random_linear<In, Out>();
-    std::vector<std::int8_t> x(rows * In), y(rows * Out);
-    sftest::splitmix64 g{1};
-    for (auto& v : x) v = std::int8_t(g.next() >> 56);
+template <class Cfg>
+const sf::layer_weights_int8<Cfg>& layer0() {
+    return sftest::weights_for<Cfg, sf::int8>().layer[0];
+}
+
+// Projections on all seq_len rows (the simd encoder's tile is the whole sequence), with the
+// layer's real quantised weights. The int8 layer keeps query, key and value apart: one row times
+// the three.
+template <class Cfg, class Backend>
+void linear_qkv(benchmark::State& state) {
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len;
+    const auto& l = layer0<Cfg>();
+    const auto& x = layer_data_for<Cfg>().normed;
+    std::vector<std::int8_t> y(std::size_t(3) * S * D);
     for (auto _ : state) {
-        sf::int8_kernel_set<Backend>::linear(x.data(), rows, p, y.data());
+        sf::int8_kernel_set<Backend>::linear(x.data(), S, l.query, y.data());
+        sf::int8_kernel_set<Backend>::linear(x.data(), S, l.key, y.data() + S * D);
+        sf::int8_kernel_set<Backend>::linear(x.data(), S, l.value, y.data() + 2 * S * D);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_rate(state, 2.0 * S * D * 3 * D);
+}
+
+template <class Backend, int In, int Out>
+void run_linear(benchmark::State& state, const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p) {
+    std::vector<std::int8_t> y(std::size_t(rows) * Out);
+    for (auto _ : state) {
+        sf::int8_kernel_set<Backend>::linear(x, rows, p, y.data());
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }
     set_rate(state, 2.0 * rows * In * Out);
 }
 
-#define LINEAR_ROWS(In, Out)                                                                                 \
-    BENCHMARK_TEMPLATE(linear_int8, In, Out, sf::reference)->Name("int8_linear/" #In "x" #Out "/reference"); \
-    BENCHMARK_TEMPLATE(linear_int8, In, Out, sf::simd)->Name("int8_linear/" #In "x" #Out "/simd");
-LINEAR_ROWS(128, 128)
-LINEAR_ROWS(128, 512)
-LINEAR_ROWS(512, 128)
-LINEAR_ROWS(384, 1536)
-LINEAR_ROWS(1536, 384)
-#undef LINEAR_ROWS
+template <class Cfg, class Backend>
+void linear_out(benchmark::State& state) {  // on the attention context (queries stand in)
+    run_linear<Backend>(state, layer_data_for<Cfg>().q.data(), Cfg::seq_len, layer0<Cfg>().out);
+}
+template <class Cfg, class Backend>
+void linear_ff1(benchmark::State& state) {
+    run_linear<Backend>(state, layer_data_for<Cfg>().normed.data(), Cfg::seq_len, layer0<Cfg>().ff1);
+}
+template <class Cfg, class Backend>
+void linear_ff2(benchmark::State& state) {
+    run_linear<Backend>(state, layer_data_for<Cfg>().active.data(), Cfg::seq_len, layer0<Cfg>().ff2);
+}
 
-// Attention of one query row against n keys (one head), scores then context, and the other
-// row-wise int8 kernels on one tile of the wide configuration.
-template <class Backend>
-void attention_int8(benchmark::State& state) {
-    constexpr int S = 128, Dh = 32, D = 384;
-    const int n = S;
-    std::vector<std::int8_t> q(Dh), kt(std::size_t(D) * S), v(std::size_t(S) * D), ctx(Dh);
+// All rows and heads as the int8 encoder calls them: per query row and head, scores, softmax,
+// context. The context goes to its own buffer so the queries stay the same.
+template <class Cfg, class Backend>
+void attention(benchmark::State& state) {
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim;
+    using K = sf::int8_kernel_set<Backend>;
+    const auto& d = layer_data_for<Cfg>();
+    const auto& a = layer0<Cfg>().attention;
     std::vector<std::int32_t> s(S);
     std::vector<std::int16_t> p(S);
-    sftest::splitmix64 g{2};
-    for (auto& e : q) e = std::int8_t(g.next() >> 56);
-    for (auto& e : kt) e = std::int8_t(g.next() >> 56);
-    for (auto& e : v) e = std::int8_t(g.next() >> 56);
-    using K = sf::int8_kernel_set<Backend>;
+    std::vector<std::int8_t> ctx(std::size_t(S) * D);
+    int n = S;  // valid keys: a run-time value in the encoder, so hidden from the compiler here too
+    benchmark::DoNotOptimize(n);
     for (auto _ : state) {
-        K::template attention_scores<Dh, S>(q.data(), kt.data(), n, s.data());
-        K::softmax(s.data(), n, {1 << 20, 31}, p.data());
-        K::template attention_context<Dh, D>(p.data(), v.data(), n, {1 << 28, 40}, ctx.data());
+        for (int r = 0; r < n; ++r)
+            for (int h = 0; h < H; ++h) {
+                K::template attention_scores<Dh, S>(d.q.data() + r * D + h * Dh, d.kt.data() + h * Dh * S, n, s.data());
+                K::softmax(s.data(), n, a.logits, p.data());
+                K::template attention_context<Dh, D>(p.data(), d.v.data() + h * Dh, n, a.context,
+                                                     ctx.data() + r * D + h * Dh);
+            }
         benchmark::DoNotOptimize(ctx.data());
         benchmark::ClobberMemory();
     }
-    set_rate(state, 2.0 * 2 * n * Dh);
+    set_rate(state, 2.0 * 2.0 * S * S * D);  // scores and context: S x S x head_dim per head
 }
-BENCHMARK_TEMPLATE(attention_int8, sf::reference)->Name("int8_attention_row/128x32/reference");
-BENCHMARK_TEMPLATE(attention_int8, sf::simd)->Name("int8_attention_row/128x32/simd");
 
-template <class Backend>
-void rowwise_int8(benchmark::State& state) {
-    using Cfg = wide;
-    constexpr int D = Cfg::d_model, F = Cfg::d_ff, T = 4;
-    const auto& w = sftest::weights_for<Cfg, sf::int8>().layer[0];
-    std::vector<std::int8_t> x(T * D), a(T * D), h(T * F);
-    sftest::splitmix64 g{3};
-    for (auto& e : x) e = std::int8_t(g.next() >> 56);
-    for (auto& e : a) e = std::int8_t(g.next() >> 56);
-    for (auto& e : h) e = std::int8_t(g.next() >> 56);
-    using K = sf::int8_kernel_set<Backend>;
+// The softmax calls of attention() alone: seq_len x heads rows of real scores (head 0, rows
+// 0..7, in turn). The kernel overwrites its scores with their exponentials, whose cost differs
+// (a table step or none, by magnitude), so each call gets its row back first: a copy of
+// seq_len int32 from L1, a few percent of a row's softmax.
+template <class Cfg, class Backend>
+void softmax(benchmark::State& state) {
+    constexpr int S = Cfg::seq_len, H = Cfg::heads;
+    const auto& d = layer_data_for<Cfg>();
+    const auto logits = layer0<Cfg>().attention.logits;
+    std::vector<std::int32_t> s(S);
+    std::vector<std::int16_t> p(S);
+    int n = S;  // (as in attention())
+    benchmark::DoNotOptimize(n);
     for (auto _ : state) {
-        K::layer_norm(x.data(), T, w.norm1, a.data());
-        K::add(x.data(), a.data(), T * D, w.residual1);
-        K::activate(h.data(), T * F, w.activation);
-        benchmark::DoNotOptimize(x.data());
+        for (int i = 0; i < S * H; ++i) {
+            std::memcpy(s.data(), d.scores.data() + (i % 8) * S, sizeof(std::int32_t) * S);
+            sf::int8_kernel_set<Backend>::softmax(s.data(), n, logits, p.data());
+        }
+        benchmark::DoNotOptimize(p.data());
+        benchmark::ClobberMemory();
+    }
+    set_element_rate(state, double(S) * S * H);
+}
+
+template <class Cfg, class Backend>
+void layer_norm(benchmark::State& state) {  // all seq_len rows
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len;
+    const auto& x = layer_data_for<Cfg>().x;
+    std::vector<std::int8_t> y(x.size());
+    for (auto _ : state) {
+        sf::int8_kernel_set<Backend>::layer_norm(x.data(), S, layer0<Cfg>().norm1, y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_element_rate(state, double(S) * D);
+}
+
+// The activation table over the FFN hidden layer, in place: a lookup costs the same whatever the
+// byte, so applying it again to its own output measures the same work.
+template <class Cfg, class Backend>
+void activation(benchmark::State& state) {
+    constexpr int S = Cfg::seq_len, F = Cfg::d_ff;
+    std::vector<std::int8_t> h = layer_data_for<Cfg>().hidden;
+    for (auto _ : state) {
+        sf::int8_kernel_set<Backend>::activate(h.data(), S * F, layer0<Cfg>().activation);
         benchmark::DoNotOptimize(h.data());
         benchmark::ClobberMemory();
     }
+    set_element_rate(state, double(S) * F);
 }
-BENCHMARK_TEMPLATE(rowwise_int8, sf::reference)->Name("int8_norm_add_act/wide_tile/reference");
-BENCHMARK_TEMPLATE(rowwise_int8, sf::simd)->Name("int8_norm_add_act/wide_tile/simd");
+
+// The requantising residual add of all seq_len rows, in place (integer, branch-free: same cost
+// on its own output).
+template <class Cfg, class Backend>
+void add(benchmark::State& state) {
+    constexpr int S = Cfg::seq_len, D = Cfg::d_model;
+    const auto& d = layer_data_for<Cfg>();
+    std::vector<std::int8_t> x = d.x;
+    for (auto _ : state) {
+        sf::int8_kernel_set<Backend>::add(x.data(), d.q.data(), S * D, layer0<Cfg>().residual1);
+        benchmark::DoNotOptimize(x.data());
+        benchmark::ClobberMemory();
+    }
+    set_element_rate(state, double(S) * D);
+}
+
+// Requantisation alone, on the int32 accumulators of the FFN's first layer (seq_len x d_ff, each
+// with its column's multiplier): math::requantize one value at a time (what the reference kernels
+// do), and the vector rescale the simd kernels apply to their accumulator registers
+// (int8_ops.hpp, rescale16 / rescale8), here over a buffer.
+template <int In, int Out>
+void requantize_scalar(const std::int32_t* acc, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) {
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; ++o)
+            y[r * Out + o] = sf::math::requantize(acc[r * Out + o], p.multiplier[o], p.shift, p.output_zero_point);
+}
+
+#if defined(STATICFORMER_INT8_X86)
+template <int In, int Out>
+void requantize_vector(const std::int32_t* acc, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) {
+    namespace k8 = sf::kernels::simd_int8;
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+    // The simd linear's own store: rescale16, the zero point, saturation to int8.
+    using isa = k8::linear_isa;
+    static_assert(Out % isa::lanes == 0, "whole vectors only");
+    const isa::params k(p.shift);
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; o += isa::lanes)
+            isa::store(y + r * Out + o, _mm512_loadu_si512(acc + r * Out + o), p.multiplier + o, k,
+                       p.output_zero_point, isa::full());
+#else
+    // AVX2 and AVX-VNNI: rescale8 then the zero point and saturation, as their linear's store.
+    static_assert(Out % 8 == 0, "whole vectors only");
+    const k8::rescale8_params k(p.shift);
+    const __m256i zero_point = _mm256_set1_epi32(p.output_zero_point);
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; o += 8) {
+            const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + r * Out + o));
+            k8::store8_int8(y + r * Out + o,
+                            _mm256_add_epi32(k8::rescale8(a, k8::load8_int16(p.multiplier + o), k), zero_point));
+        }
+#endif
+}
+#endif
+
+template <class Cfg, class Backend>
+void requantize(benchmark::State& state) {
+    constexpr int S = Cfg::seq_len, F = Cfg::d_ff;
+    const auto& acc = layer_data_for<Cfg>().acc;
+    const auto& p = layer0<Cfg>().ff1;
+    std::vector<std::int8_t> y(acc.size());
+    for (auto _ : state) {
+#if defined(STATICFORMER_INT8_X86)
+        if constexpr (std::is_same<Backend, sf::simd>::value)
+            requantize_vector(acc.data(), S, p, y.data());
+        else
+#endif
+            requantize_scalar(acc.data(), S, p, y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_element_rate(state, double(S) * F);
+}
+
+#define KERNEL_ROWS(cfg, backend)                                                                           \
+    BENCHMARK_TEMPLATE(linear_qkv, cfg, sf::backend)->Name("kernel/" #cfg "/linear_qkv/int8/" #backend);    \
+    BENCHMARK_TEMPLATE(linear_out, cfg, sf::backend)->Name("kernel/" #cfg "/linear_out/int8/" #backend);    \
+    BENCHMARK_TEMPLATE(linear_ff1, cfg, sf::backend)->Name("kernel/" #cfg "/linear_ff1/int8/" #backend);    \
+    BENCHMARK_TEMPLATE(linear_ff2, cfg, sf::backend)->Name("kernel/" #cfg "/linear_ff2/int8/" #backend);    \
+    BENCHMARK_TEMPLATE(attention, cfg, sf::backend)->Name("kernel/" #cfg "/attention/int8/" #backend);      \
+    BENCHMARK_TEMPLATE(softmax, cfg, sf::backend)->Name("kernel/" #cfg "/softmax/int8/" #backend);          \
+    BENCHMARK_TEMPLATE(layer_norm, cfg, sf::backend)->Name("kernel/" #cfg "/layer_norm/int8/" #backend);    \
+    BENCHMARK_TEMPLATE(activation, cfg, sf::backend)->Name("kernel/" #cfg "/activation/int8/" #backend);    \
+    BENCHMARK_TEMPLATE(add, cfg, sf::backend)->Name("kernel/" #cfg "/add/int8/" #backend);                  \
+    BENCHMARK_TEMPLATE(requantize, cfg, sf::backend)->Name("kernel/" #cfg "/requantize/int8/" #backend);
+KERNEL_ROWS(tiny, reference)
+KERNEL_ROWS(tiny, simd)
+KERNEL_ROWS(small, reference)
+KERNEL_ROWS(small, simd)
+KERNEL_ROWS(mini, reference)
+KERNEL_ROWS(mini, simd)
+KERNEL_ROWS(wide, reference)
+KERNEL_ROWS(wide, simd)
 
 // ---- the dot-product instruction's peak ------------------------------------------------------
 
-#if defined(STATICFORMER_INT8_AVX512VNNI) || defined(STATICFORMER_INT8_AVXVNNI) || defined(STATICFORMER_INT8_AVX2)
+#if defined(STATICFORMER_INT8_X86)
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 using vreg = __m512i;
 constexpr double macs_per_op = 64;  // VPDPBUSD zmm: 16 lanes x 4 byte products
@@ -156,28 +417,33 @@ inline vreg dot(vreg a, vreg b, vreg c) { return _mm256_dpbusd_avx_epi32(a, b, c
 inline vreg splat(int v) { return _mm256_set1_epi32(v); }
 #else
 using vreg = __m256i;
-constexpr double macs_per_op = 16;  // VPMADDWD ymm + VPADDD: 16 int16 products
+constexpr double macs_per_op = 16;  // VPMADDWD ymm + VPADDD: 16 int16 products, as the AVX2 kernels
 inline vreg dot(vreg a, vreg b, vreg c) { return _mm256_add_epi32(a, _mm256_madd_epi16(b, c)); }
 inline vreg splat(int v) { return _mm256_set1_epi32(v); }
 #endif
 
-// Twelve independent accumulator chains: throughput, not latency.
+// Independent accumulator chains: throughput, not latency. How many cover latency x throughput
+// depends on the core (and 16 chains spill with 16 ymm registers): make_results.py keeps the best.
+template <int Chains>
 void dot_peak(benchmark::State& state) {
-    constexpr int chains = 12, steps = 1000;
-    vreg acc[chains];
-    for (int c = 0; c < chains; ++c) acc[c] = splat(c);
+    constexpr int steps = 1000;
+    vreg acc[Chains];
+    for (int c = 0; c < Chains; ++c) acc[c] = splat(c);
     vreg b = splat(0x01020304), x = splat(0x05060708);
     benchmark::DoNotOptimize(b);
     benchmark::DoNotOptimize(x);
     for (auto _ : state) {
         for (int s = 0; s < steps; ++s)
-            for (int c = 0; c < chains; ++c) acc[c] = dot(acc[c], b, x);
-        for (int c = 0; c < chains; ++c) benchmark::DoNotOptimize(acc[c]);
+#pragma GCC unroll 16
+            for (int c = 0; c < Chains; ++c) acc[c] = dot(acc[c], b, x);
+        for (int c = 0; c < Chains; ++c) benchmark::DoNotOptimize(acc[c]);
     }
-    set_rate(state, 2.0 * macs_per_op * chains * steps);
+    set_rate(state, 2.0 * macs_per_op * Chains * steps);
     state.SetLabel(STATICFORMER_INT8_ISA);
 }
-BENCHMARK(dot_peak)->Name("int8_dot_peak");
+BENCHMARK_TEMPLATE(dot_peak, 8)->Name("int8_dot_peak/8");
+BENCHMARK_TEMPLATE(dot_peak, 12)->Name("int8_dot_peak/12");
+BENCHMARK_TEMPLATE(dot_peak, 16)->Name("int8_dot_peak/16");
 #endif
 
 }  // namespace

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Runs the benchmarks and writes bench/RESULTS.md and bench/results.png.
 
-    make bench            (builds bench_avx2 and bench_avx512, then runs this script)
-    /usr/bin/python3 bench/make_results.py BUILD_DIR
+    make bench      builds the benchmark binaries, then runs this script
+    /usr/bin/python3 bench/make_results.py BUILD_DIR [--min-time S] [--repetitions N] [--reuse]
 
-Each binary is run once with JSON output; a build whose instruction set this CPU lacks is
-skipped. The table reports, per configuration: time per inference, GFLOP/s (a multiply-add
-counts as two flops), percent of the FMA peak measured by the fma_peak benchmark of the same
-build, speed-up over the reference backend, and over the Eigen baseline.
+Per instruction set: a float binary (bench_encoder.cpp) and an int8 binary (bench_int8.cpp).
+A build whose instruction set this CPU lacks is skipped. Each binary runs once with JSON output,
+every benchmark repeated (--benchmark_repetitions) and reported as aggregates; the tables use
+the median CPU time of the repetitions (GFLOP/s and GOP/s are recomputed from it). The raw JSON
+is kept beside the binaries (BUILD_DIR/bench/<binary>.json); --reuse rebuilds the report from it
+without running anything.
+
+Works with /usr/bin/python3 and Debian's python3-matplotlib (the plot is skipped without it).
 """
+import argparse
 import datetime
 import json
 import platform
@@ -20,118 +25,405 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CONFIGS = {"tiny": "64/4/256/32/2", "small": "128/4/512/64/4", "mini": "256/4/1024/128/4",
            "wide": "384/12/1536/128/6"}
-KERNELS = ["linear_qkv", "linear_ffn1", "attention", "softmax", "layer_norm", "gelu"]
+STATISTIC = "median"
+
+# (section title, float binary, int8 binary, /proc/cpuinfo flags both need). The AVX-VNNI build
+# is int8 only: its float rows are the AVX2 build's (same x86-64-v3 float code).
+BUILDS = [
+    ("AVX2+FMA (x86-64-v3)", "bench_avx2", "bench_int8_avx2", ["avx2", "fma"]),
+    ("AVX-512 (x86-64-v4; int8: AVX-512 VNNI)", "bench_avx512", "bench_int8_avx512vnni",
+     ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512_vnni"]),
+    ("AVX-VNNI (x86-64-v3 + AVX-VNNI, int8 only)", "bench_avx2", "bench_int8_avxvnni", ["avx2", "fma", "avx_vnni"]),
+]
+
+# Kernels in table order: (name, precisions). Matrix kernels are counted in flops (or integer
+# operations) and compared with the peak; the others in elements per second.
+KERNELS = [("linear_qkv", ("f32", "f16", "int8")), ("linear_out", ("f32", "f16", "int8")),
+           ("linear_ff1", ("f32", "f16", "int8")), ("linear_ff2", ("f32", "f16", "int8")),
+           ("attention", ("f32", "int8")), ("softmax", ("f32", "int8")), ("layer_norm", ("f32", "f16", "int8")),
+           ("gelu", ("f32",)), ("activation", ("int8",)), ("add", ("int8",)), ("requantize", ("int8",))]
+SHARE_KINDS = ["linear", "attention", "softmax", "layer_norm", "activation", "add", "other"]
+
+# Targets of issue 5: f32 whole-encoder share of the FMA peak per configuration, in percent.
+PEAK_TARGETS = {"tiny": 50, "mini": 75, "wide": 75}
+EIGEN_TARGET = 1.5
+INT8_TARGET = 2.5
+NONLINEAR_TARGET = 0.15
 
 
-def cpu_has(flag):
-    return re.search(r"\b%s\b" % flag, Path("/proc/cpuinfo").read_text()) is not None
+def cpu_flags():
+    text = Path("/proc/cpuinfo").read_text()
+    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
+    return set(line.split(":", 1)[1].split()) if ":" in line else set()
 
 
-def run(binary):
-    out = subprocess.run([str(binary), "--benchmark_format=json", "--benchmark_min_time=0.3"],
-                         check=True, capture_output=True, text=True).stdout
+def cpu_model():
+    text = Path("/proc/cpuinfo").read_text()
+    return next((l.split(":", 1)[1].strip() for l in text.splitlines() if l.startswith("model name")),
+                platform.processor() or "unknown")
+
+
+# ---- running ------------------------------------------------------------------------------
+
+def run(binary, args):
+    """The binary's JSON report (also written to <binary>.json), or the saved one with --reuse."""
+    saved = binary.with_suffix(".json")
+    if args.reuse:
+        return json.loads(saved.read_text()) if saved.exists() else None
+    cmd = [str(binary), "--benchmark_format=json", f"--benchmark_min_time={args.min_time}",
+           f"--benchmark_repetitions={args.repetitions}", "--benchmark_report_aggregates_only=true"]
+    print("running " + " ".join(cmd), flush=True)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    saved.write_text(out)
     return json.loads(out)
 
 
-def rows_by_name(report):
-    return {b["name"]: b for b in report["benchmarks"] if "error_occurred" not in b}
+class Rows:
+    """The benchmarks of one or more reports by name, the chosen statistic of each."""
+
+    def __init__(self, *reports):
+        self.rows, self.context = {}, {}
+        for report in reports:
+            if not report:
+                continue
+            self.context = self.context or report.get("context", {})
+            for b in report["benchmarks"]:
+                if b.get("error_occurred"):
+                    continue
+                # Repetitions give aggregates; a single run gives plain iterations.
+                if b.get("run_type") == "aggregate" and b.get("aggregate_name") != STATISTIC:
+                    continue
+                name = b.get("run_name", b["name"])
+                manual = name.endswith("/manual_time")
+                name = name[: -len("/manual_time")] if manual else name
+                scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+                # Manual-time rows time only the kernel (their CPU time includes setup).
+                b["seconds"] = (b["real_time"] if manual else b["cpu_time"]) * scale
+                self.rows[name] = b
+
+    def get(self, name):
+        return self.rows.get(name)
+
+    def seconds(self, name):
+        b = self.rows.get(name)
+        return b["seconds"] if b else None
+
+    def best(self, prefix, counter):
+        """The largest counter among rows named prefix/<anything>, and that row's name."""
+        found = [(b[counter], n) for n, b in self.rows.items() if n.startswith(prefix + "/") and counter in b]
+        return max(found) if found else (None, None)
 
 
-def us(b):
-    return b["cpu_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3}[b["time_unit"]]
+# ---- formatting ---------------------------------------------------------------------------
+
+def fmt_time(s):
+    if s is None:
+        return "n/a"
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    if s >= 1e-6:
+        return f"{s * 1e6:.1f} us"
+    return f"{s * 1e9:.0f} ns"
 
 
-def table(name, rows):
-    peak = rows["fma_peak"]["GFLOP/s"]
-    lines = [f"### {name}: FMA peak {peak:.1f} GFLOP/s (one core)", "",
-             "simd (tile 4) is the default configuration (tile_rows<4>); simd (whole tile) the same "
-             "model with tile_rows<seq_len>, which holds every row's FFN hidden layer as Eigen's "
-             "matrices do.", "",
-             "| config | valid_len | reference | Eigen 3.4 | simd (tile 4) | GFLOP/s | % of peak | vs Eigen "
-             "| simd (whole tile) | GFLOP/s | % of peak | vs Eigen | vs reference |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    plot = []
+def fmt_ratio(a, b, digits=2):
+    """a / b as a speed-up, or blank."""
+    return f"{a / b:.{digits}f}x" if a and b else ""
+
+
+def fmt_bytes(n):
+    return f"{n / 1024:.1f} KiB" if n is not None else "n/a"
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def work(cfg, n):
+    """Multiply-adds x 2 of one pass with n valid rows (configs.hpp, encoder_ops)."""
+    d, h, f, s, layers = (int(v) for v in CONFIGS[cfg].split("/"))
+    del h, s
+    return 2.0 * (n * (4 * d * d + 2 * d * f) + 2.0 * n * n * d) * layers
+
+
+def seq_len(cfg):
+    return int(CONFIGS[cfg].split("/")[3])
+
+
+# ---- one build ----------------------------------------------------------------------------
+
+def section(title, rows, int8_isa):
+    """Markdown lines of one build, its plot data, and its target checks."""
+    fma_peak, fma_row = rows.best("fma_peak", "GFLOP/s")
+    dot_peak, dot_row = rows.best("int8_dot_peak", "GOP/s")
+    out = [f"## {title}", ""]
+    out.append(f"- FMA peak: **{fma_peak:.1f} GFLOP/s** (one core; best of 8, 12, 16 independent chains: "
+               f"{fma_row.split('/')[-1]})" if fma_peak else "- FMA peak: n/a")
+    out.append(f"- int8 dot-product peak ({int8_isa}): **{dot_peak:.1f} GOP/s** "
+               f"(best of 8, 12, 16 chains: {dot_row.split('/')[-1]})" if dot_peak else "- int8 dot-product peak: n/a")
+    out.append("")
+
+    def peak_of(prec):
+        return dot_peak if prec == "int8" else fma_peak
+
+    def rate(cfg, t, n=None):
+        return work(cfg, n or seq_len(cfg)) / t * 1e-9 if t else None
+
+    # Whole encoder, full length.
+    out += ["### Whole encoder (valid_len = seq_len)", "",
+            "GFLOP/s for f32/f16, GOP/s for int8 (a multiply-add counts as two); % of peak against the FMA peak "
+            "(float) or the int8 dot-product peak (int8) of this build.", ""]
+    lines, plot, checks, share_checks = [], [], [], []
     for cfg, dims in CONFIGS.items():
-        ref = rows.get(f"encoder<{cfg}, sf::reference>/1")
+        eigen = rows.seconds(f"eigen/{cfg}/f32/1")
+        bars = {"reference f32": rows.seconds(f"encoder/{cfg}/f32/reference/1"), "Eigen f32": eigen}
+        for prec in ("f32", "f16", "int8"):
+            ref = rows.seconds(f"encoder/{cfg}/{prec}/reference/1")
+            for backend in ("reference", "simd"):
+                t = rows.seconds(f"encoder/{cfg}/{prec}/{backend}/1")
+                if t is None:
+                    continue
+                r, peak = rate(cfg, t), peak_of(prec)
+                vs_eigen = fmt_ratio(eigen, t) if backend == "simd" and prec != "int8" else ""
+                lines.append([f"{cfg} ({dims})", prec, backend, fmt_time(t), f"{r:.1f}",
+                              f"{100 * r / peak:.0f}%" if peak else "", fmt_ratio(ref, t, 1), vs_eigen])
+                if backend == "simd":
+                    bars[f"simd {prec}"] = t
+        if eigen:
+            r = rate(cfg, eigen)
+            lines.append([f"{cfg} ({dims})", "f32", "Eigen 3.4", fmt_time(eigen), f"{r:.1f}",
+                          f"{100 * r / fma_peak:.0f}%" if fma_peak else "", "", "1.00x"])
+        plot.append((cfg, bars))
+    out += table(["config", "precision", "backend", "time", "GFLOP/s or GOP/s", "% of peak", "vs reference",
+                  "vs Eigen"], lines)
+
+    # int8 against f32.
+    lines = []
+    for cfg in CONFIGS:
+        f32, f16, i8 = (rows.seconds(f"encoder/{cfg}/{p}/simd/1") for p in ("f32", "f16", "int8"))
+        lines.append([cfg, fmt_time(f32), fmt_time(f16), fmt_time(i8), fmt_ratio(f32, i8), fmt_ratio(f32, f16)])
+    out += ["### int8 and f16 against f32 (simd, whole encoder, valid_len = seq_len)", ""]
+    out += table(["config", "f32", "f16", "int8", "int8 speed-up over f32", "f16 speed-up over f32"], lines)
+
+    # Latency against valid_len.
+    lines = []
+    for cfg in CONFIGS:
+        full = {p: rows.seconds(f"encoder/{cfg}/{p}/simd/1") for p in ("f32", "f16", "int8")}
+        full["eigen"] = rows.seconds(f"eigen/{cfg}/f32/1")
         for div in (1, 2, 4):
-            simd = rows.get(f"encoder<{cfg}, sf::simd>/{div}")
-            whole = rows.get(f"encoder<{cfg}_seq, sf::simd>/{div}")
-            eig = rows.get(f"eigen<{cfg}>/{div}")
-            if not simd:
+            cells = []
+            for p in ("f32", "f16", "int8", "eigen"):
+                t = rows.seconds(f"eigen/{cfg}/f32/{div}" if p == "eigen" else f"encoder/{cfg}/{p}/simd/{div}")
+                cells.append(f"{fmt_time(t)} ({t / full[p]:.2f})" if t and full[p] else "n/a")
+            lines.append([cfg, seq_len(cfg) // div] + cells)
+    out += ["### Latency against valid_len", "",
+            "Time per pass, and in parentheses relative to valid_len = seq_len (padded rows cost no work: "
+            "about 0.5 and 0.25 expected, less than that where attention's n^2 term matters).", ""]
+    out += table(["config", "valid_len", "simd f32", "simd f16", "simd int8", "Eigen f32"], lines)
+
+    # RAM against speed: the tile.
+    lines = []
+    for cfg in CONFIGS:
+        whole, tile4 = rows.get(f"encoder/{cfg}/f32/simd/1"), rows.get(f"encoder/{cfg}_tile4/f32/simd/1")
+        eigen = rows.get(f"eigen/{cfg}/f32/1")
+        if not whole:
+            continue
+        lines.append([cfg, f"{int(whole['tile'])}", fmt_time(whole["seconds"]), fmt_bytes(whole["workspace_bytes"]),
+                      fmt_time(tile4["seconds"]) if tile4 else "n/a",
+                      fmt_bytes(tile4["workspace_bytes"]) if tile4 else "n/a",
+                      fmt_ratio(tile4["seconds"], whole["seconds"]) if tile4 else "",
+                      fmt_bytes(eigen["workspace_bytes"]) if eigen else "n/a"])
+    out += ["### Tile: RAM against speed (f32 simd, valid_len = seq_len)", "",
+            "The simd backend's default tile is the whole sequence (up to 128 rows): each weight matrix is streamed "
+            "once per layer. tile_rows<4> (the reference backend's and a firmware's tile) streams it once per 4 rows "
+            "for a workspace of 4 rows. Workspace: sizeof(workspace_for<Cfg, simd>), i.e. encoder<...>::workspace_bytes; "
+            "Eigen: its fixed-size scratch matrices.", ""]
+    out += table(["config", "default tile (rows)", "time", "workspace", "tile 4: time", "tile 4: workspace",
+                  "tile 4 slowdown", "Eigen scratch"], lines)
+
+    # Kernels.
+    out += ["### Kernels (layer 0, whole sequence: seq_len rows)", "",
+            "Projections: qkv [D -> 3D] (int8: query, key and value, three calls), out [D -> D], ff1 [D -> F], "
+            "ff2 [F -> D]. attention: all heads and rows, scores + softmax + context as the encoder calls them; "
+            "softmax alone: the same calls. Rates: GFLOP/s or GOP/s for the matrix kernels (% of the build's "
+            "peak), else Gelem/s. requantize: int32 accumulators of ff1 to int8, math::requantize one at a time "
+            "(reference) or the simd kernels' vector rescale over a buffer (simd).", ""]
+    for cfg, dims in CONFIGS.items():
+        lines = []
+        for kernel, precs in KERNELS:
+            for prec in precs:
+                ref, simd = rows.get(f"kernel/{cfg}/{kernel}/{prec}/reference"), rows.get(f"kernel/{cfg}/{kernel}/{prec}/simd")
+                if not simd and not ref:
+                    continue
+                b = simd or ref
+                counter = next((c for c in ("GFLOP/s", "GOP/s", "Gelem/s") if c in b), None)
+                value = b.get(counter) if counter else None
+                peak = peak_of(prec) if counter in ("GFLOP/s", "GOP/s") else None
+                lines.append([kernel, prec, fmt_time(ref["seconds"]) if ref else "n/a",
+                              fmt_time(simd["seconds"]) if simd else "n/a",
+                              f"{value:.3g} {counter}" if value else "",
+                              f"{100 * value / peak:.0f}%" if peak and value else "",
+                              fmt_ratio(ref["seconds"] if ref else None, simd["seconds"] if simd else None, 1)])
+        if lines:
+            out += [f"#### {cfg} ({dims})", ""]
+            out += table(["kernel", "precision", "reference", "simd", "simd rate", "% of peak", "speed-up"], lines)
+
+    # Kernel share.
+    lines = []
+    for cfg in CONFIGS:
+        for prec in ("f32", "int8"):
+            b = rows.get(f"share/{cfg}/{prec}/simd")
+            if not b:
                 continue
-            n = int(simd["valid_len"])
-            best = min((b for b in (simd, whole) if b), key=us)
-            ref_t = f"{us(ref):.0f} us" if ref and div == 1 else ""
-            vs_ref = f"{us(ref) / us(best):.1f}x" if ref and div == 1 else ""
-            eig_t = f"{us(eig):.0f} us" if eig else "n/a"
+            cells = [f"{100 * b[f'share_{k}']:.1f}%" if f"share_{k}" in b else "-" for k in SHARE_KINDS]
+            lines.append([cfg, prec] + cells + [f"**{100 * b['nonlinear_share']:.1f}%**"])
+            share_checks.append((f"nonlinear share {cfg} {prec} <= {100 * NONLINEAR_TARGET:.0f}%",
+                           b["nonlinear_share"] <= NONLINEAR_TARGET, f"{100 * b['nonlinear_share']:.1f}%"))
+    out += ["### Where the time goes (simd, whole encoder, valid_len = seq_len)", "",
+            "Each kernel call of one pass timed with rdtsc (the encoder's own composition on a kernel set whose "
+            "kernels are wrapped; the cost of an empty span is subtracted). other: the composition itself "
+            "(copies, the float residual adds, the transposition of the keys). nonlinear = softmax + LayerNorm "
+            "+ activation (+ the requantising residual adds for int8; the requantisation of linear and attention "
+            "outputs happens inside those kernels).", ""]
+    out += table(["config", "precision"] + SHARE_KINDS + ["nonlinear"], lines)
 
-            def cells(b):
-                if not b:
-                    return "n/a | | | "
-                vs_eig = f"{us(eig) / us(b):.2f}x" if eig else "n/a"
-                return f"{us(b):.0f} us | {b['GFLOP/s']:.1f} | {100 * b['GFLOP/s'] / peak:.0f}% | {vs_eig}"
-            lines.append(f"| {cfg} ({dims}) | {n} | {ref_t} | {eig_t} | {cells(simd)} | {cells(whole)} | {vs_ref} |")
-            if div == 1:
-                plot.append((cfg, us(ref) if ref else None, us(eig) if eig else None, us(simd),
-                             us(whole) if whole else None))
-    lines += ["", "| kernel (tiny, mini; whole sequence) | reference | simd | simd GFLOP/s or rate |", "|---|---|---|---|"]
-    for cfg in ("tiny", "mini"):
-        for k in KERNELS:
-            s = rows.get(f"{k}<{cfg}, sf::simd>")
-            r = rows.get(f"{k}<{cfg}, sf::reference>")
-            if not s:
-                continue
-            rate = next((f"{s[c]:.3g} {c}" for c in ("GFLOP/s", "rows/s", "Gelem/s") if c in s), "")
-            lines.append(f"| {k} ({cfg}) | {f'{us(r):.1f} us' if r else ''} | {us(s):.1f} us | {rate} |")
-    return lines, plot
+    # Targets.
+    for cfg, target in PEAK_TARGETS.items():
+        t = rows.seconds(f"encoder/{cfg}/f32/simd/1")
+        if t and fma_peak:
+            pct = 100 * rate(cfg, t) / fma_peak
+            checks.append((f"f32 {cfg} >= {target}% of FMA peak", pct >= target, f"{pct:.0f}%"))
+    for cfg in CONFIGS:
+        t, eigen = rows.seconds(f"encoder/{cfg}/f32/simd/1"), rows.seconds(f"eigen/{cfg}/f32/1")
+        if t and eigen:
+            checks.append((f"f32 simd vs Eigen {cfg} >= {EIGEN_TARGET}x", eigen / t >= EIGEN_TARGET, f"{eigen / t:.2f}x"))
+    for cfg in CONFIGS:
+        f32, i8 = rows.seconds(f"encoder/{cfg}/f32/simd/1"), rows.seconds(f"encoder/{cfg}/int8/simd/1")
+        if f32 and i8:
+            checks.append((f"int8 vs f32 {cfg} >= {INT8_TARGET}x", f32 / i8 >= INT8_TARGET, f"{f32 / i8:.2f}x"))
+    checks += share_checks
+    out += ["### Targets", ""]
+    out += table(["target", "value", "status"], [[name, value, "MET" if ok else "**MISSED**"] for name, ok, value in checks])
+    return out, plot
 
 
-def make_plot(plots, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(plots), figsize=(6 * len(plots), 4), squeeze=False)
-    for ax, (name, data) in zip(axes[0], plots.items()):
-        cfgs = [d[0] for d in data]
-        x = range(len(cfgs))
-        series = (("reference", 1), ("Eigen 3.4", 2), ("staticformer simd (tile 4)", 3),
-                  ("staticformer simd (whole tile)", 4))
-        for i, (label, col) in enumerate(series):
-            ax.bar([xi + (i - 1.5) * 0.2 for xi in x], [d[col] or 0 for d in data], width=0.2, label=label)
-        ax.set_xticks(list(x))
-        ax.set_xticklabels(cfgs)
+# ---- plot ---------------------------------------------------------------------------------
+
+def make_plot(panels, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not found (Debian: python3-matplotlib): no results.png", file=sys.stderr)
+        return False
+    series = ["reference f32", "Eigen f32", "simd f32", "simd f16", "simd int8"]
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
+    width = 0.8 / len(series)
+    for ax, (title, data) in zip(axes[0], panels):
+        xs = range(len(data))
+        for i, label in enumerate(series):
+            ax.bar([x + (i - (len(series) - 1) / 2) * width for x in xs],
+                   [(bars.get(label) or 0) * 1e6 for _, bars in data], width=width, label=label)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([f"{cfg}\n{CONFIGS[cfg]}" for cfg, _ in data])
         ax.set_yscale("log")
-        ax.set_ylabel("time per inference (us, log)")
-        ax.set_title(f"f32 encoder, {name}, one thread")
-        ax.legend()
+        ax.set_ylabel("time per inference (us, log scale)")
+        ax.set_title(f"{title}\none thread, batch 1, valid_len = seq_len", fontsize=10)
+        ax.grid(axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    return True
+
+
+# ---- header -------------------------------------------------------------------------------
+
+def compiler_info(build):
+    cache = build / "CMakeCache.txt"
+    values = {}
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            m = re.match(r"(CMAKE_CXX_COMPILER|CMAKE_CXX_FLAGS|CMAKE_CXX_FLAGS_RELEASE|CMAKE_BUILD_TYPE):\w+=(.*)", line)
+            if m:
+                values[m.group(1)] = m.group(2)
+    cxx = values.get("CMAKE_CXX_COMPILER", "c++")
+    try:
+        version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        version = cxx
+    common = " ".join(v for v in (values.get("CMAKE_CXX_FLAGS", ""), values.get("CMAKE_CXX_FLAGS_RELEASE", "")) if v)
+    return version, common, values.get("CMAKE_BUILD_TYPE", "")
+
+
+def target_flags(build, binary):
+    """The compile flags of one benchmark target (Makefile generator's flags.make), if found."""
+    flags = build / "bench" / "CMakeFiles" / f"{binary}.dir" / "flags.make"
+    if flags.exists():
+        for line in flags.read_text().splitlines():
+            if line.startswith("CXX_FLAGS"):
+                return line.split("=", 1)[1].strip()
+    return None
 
 
 def main():
-    build = Path(sys.argv[1] if len(sys.argv) > 1 else "build/test")
-    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                if l.startswith("model name")), platform.processor())
-    compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    out = ["# staticformer benchmark results", "",
-           f"Generated by `make bench` (bench/make_results.py) on {datetime.date.today()}.", "",
-           f"- machine: {cpu}, {platform.machine()}, Linux {platform.release()}",
-           f"- compiler: {compiler}, -O3 (CMake Release)",
-           "- one thread, batch 1, f32, CPU time per inference (Google Benchmark)",
-           "- configurations: pre-norm, GELU, final norm; d_model/heads/d_ff/seq_len/layers as listed", ""]
-    plots = {}
-    for name, flag in (("AVX2+FMA (x86-64-v3)", "avx2"), ("AVX-512 (x86-64-v4)", "avx512f")):
-        binary = build / "bench" / ("bench_avx2" if flag == "avx2" else "bench_avx512")
-        if not cpu_has(flag) or not binary.exists():
-            out += [f"### {name}: skipped (CPU lacks it or not built)", ""]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("build", nargs="?", default="build/test", help="CMake build directory")
+    parser.add_argument("--min-time", type=float, default=0.1, help="--benchmark_min_time per benchmark (s)")
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--reuse", action="store_true", help="use the JSON of the last run, run nothing")
+    args = parser.parse_args()
+    build = Path(args.build).resolve()
+    flags = cpu_flags()
+    version, common_flags, build_type = compiler_info(build)
+
+    sections, panels, reports, ran = [], [], {}, []
+    for title, float_bin, int8_bin, needs in BUILDS:
+        missing = [f for f in needs if f not in flags]
+        paths = [build / "bench" / b for b in (float_bin, int8_bin)]
+        if missing or not all(p.exists() for p in paths):
+            why = f"this CPU lacks {', '.join(missing)}" if missing else "not built"
+            sections += [f"## {title}", "", f"Skipped: {why}.", ""]
             continue
-        print(f"running {binary} ...", flush=True)
-        lines, plot = table(name, rows_by_name(run(binary)))
-        out += lines + [""]
-        plots[name] = plot
-    if plots:
-        make_plot(plots, HERE / "results.png")
-        out += ["![time per inference](results.png)", ""]
+        for b, p in zip((float_bin, int8_bin), paths):
+            if b not in reports:
+                reports[b] = run(p, args)
+                ran.append(b)
+        rows = Rows(reports[float_bin], reports[int8_bin])
+        isa = next((b.get("label") for n, b in rows.rows.items() if n.startswith("int8_dot_peak/") and b.get("label")),
+                   int8_bin.replace("bench_int8_", ""))
+        lines, plot = section(title, rows, isa)
+        sections += lines
+        panels.append((title, plot))
+
+    context = next((r.get("context", {}) for r in reports.values() if r), {})
+    caches = ", ".join(f"L{c['level']} {c['type'].lower()} {c['size'] // 1024} KiB"
+                       for c in context.get("caches", []) if c.get("type") in ("Data", "Unified"))
+    interesting = ["fma", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni", "avx512_bf16", "f16c"]
+    out = ["# staticformer benchmark results", "",
+           f"Generated by `make bench` (bench/make_results.py) on {datetime.date.today().isoformat()}. "
+           "Run it on an idle machine; nothing here is asserted anywhere.", "",
+           f"- CPU: {cpu_model()} ({platform.machine()}), {context.get('num_cpus', '?')} logical CPUs, "
+           f"{context.get('mhz_per_cpu', '?')} MHz nominal; {caches}",
+           f"- CPU flags: {' '.join(f for f in interesting if f in flags) or 'none of ' + ', '.join(interesting)}",
+           f"- OS: Linux {platform.release()}",
+           f"- compiler: {version}; CMake {build_type or 'default'} flags `{common_flags}`"]
+    for b in ran:
+        tf = target_flags(build, b)
+        if tf:
+            out.append(f"  - {b}: `{tf}`")
+    out += [f"- Google Benchmark, one thread, batch 1: each benchmark runs for at least {args.min_time} s, "
+            f"{args.repetitions} times; the tables use the **{STATISTIC} CPU time** of the repetitions "
+            "(for the GELU kernel, which restores its input between calls untimed, the median manual time).",
+            "- configurations (d_model/heads/d_ff/seq_len/layers): "
+            + ", ".join(f"{c} {d}" for c, d in CONFIGS.items()) + "; pre-norm, GELU, final LayerNorm.",
+            "- weights: random at fan-in scale (tests/common/cases.hpp); int8 = the same weights quantised "
+            "by the library's calibrator; input: uniform in [-2, 2).", ""]
+    out += sections
+    if panels and make_plot(panels, HERE / "results.png"):
+        out += ["![time per inference per configuration and precision](results.png)", ""]
     (HERE / "RESULTS.md").write_text("\n".join(out))
     print("\n".join(out))
 
