@@ -308,13 +308,11 @@ TEST(EncoderMemory, ConstexprByteCounts) {
     static_assert(enc::workspace_bytes == 21504, "tiny: 21 KiB of activations");
     static_assert(sizeof(enc) <= enc::workspace_bytes + 64 + sizeof(void*), "");
     // The simd backend's default tile is the whole sequence: the FFN hidden layer of every row.
-    using enc_simd = sf::encoder<cfg, sf::f32, sf::simd>;
     static_assert(sf::workspace_for<cfg, sf::simd>::tile == S, "");
     static_assert(sizeof(sf::workspace_for<cfg, sf::simd>) == 4 * (2 * S * D + S * D + S * F), "");
     static_assert(sizeof(sf::workspace_for<cfg, sf::simd>) == 57344, "tiny on simd: 56 KiB of activations");
     std::printf("tiny: weights %zu B, workspace %zu B (reference), %zu B (simd), encoder object %zu B\n",
                 enc::weight_bytes, enc::workspace_bytes, sizeof(sf::workspace_for<cfg, sf::simd>), sizeof(enc));
-    (void)sizeof(enc_simd);
 }
 
 // f16 weights: two bytes per parameter, every parameter (matrices, biases, LayerNorm gammas and
