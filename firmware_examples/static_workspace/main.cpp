@@ -12,7 +12,7 @@ namespace sf = staticformer;
 using cfg = demo_model_config;
 
 // The linker script decides where this lands (e.g. DTCM on a Cortex-M7).
-__attribute__((section(".bss.staticformer_workspace"))) static sf::workspace<cfg> encoder_ram;
+__attribute__((section(".bss.staticformer_workspace"))) static sf::workspace_for<cfg> encoder_ram;  // the default backend's tile
 static float window[cfg::seq_len * cfg::d_model];
 static float features[cfg::seq_len * cfg::d_model];
 
