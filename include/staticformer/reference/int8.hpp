@@ -120,20 +120,29 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     }
 }
 
+// The softmax's three element steps (optimised kernels call them for their tails).
+inline std::int32_t softmax_exp(std::int32_t max, std::int32_t score, math::fixed_multiplier logits) noexcept {
+    return math::exp2_neg_q16(math::rescale(max - score, logits.multiplier, logits.shift));
+}
+inline std::int64_t softmax_reciprocal(std::int32_t sum) noexcept {
+    return (std::int64_t(1) << 46) / sum;  // sum >= 2^15 (the maximum's term): at most 2^31
+}
+inline std::int16_t softmax_probability(std::int32_t e, std::int64_t reciprocal) noexcept {
+    const std::int64_t q = (e * reciprocal + (std::int64_t(1) << 30)) >> 31;
+    return std::int16_t(q > 32767 ? 32767 : q);
+}
+
 // Scores s[0..n) (overwritten by the exponentials) -> Q15 probabilities p.
 inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
     std::int32_t max = s[0];
     for (int j = 1; j < n; ++j) max = s[j] > max ? s[j] : max;
     std::int32_t sum = 0;
     for (int j = 0; j < n; ++j) {
-        s[j] = math::exp2_neg_q16(math::rescale(max - s[j], logits.multiplier, logits.shift));
+        s[j] = softmax_exp(max, s[j], logits);
         sum += s[j];
     }
-    const std::int64_t reciprocal = (std::int64_t(1) << 46) / sum;  // sum >= 2^15: the maximum's term
-    for (int j = 0; j < n; ++j) {
-        const std::int64_t q = (s[j] * reciprocal + (std::int64_t(1) << 30)) >> 31;
-        p[j] = std::int16_t(q > 32767 ? 32767 : q);
-    }
+    const std::int64_t reciprocal = softmax_reciprocal(sum);
+    for (int j = 0; j < n; ++j) p[j] = softmax_probability(s[j], reciprocal);
 }
 
 // ctx[d] = requantize(sum_j p[j] * v[j * VStride + d], context, 0)

@@ -6,7 +6,8 @@
 //   p_j = min((e_j * (2^46 / sum e) + 2^30) >> 31, 32767)
 // One 32-bit gather at byte offset 2i of the 16-bit table loads the interval's two end points
 // (entries i and i + 1, i <= 255: never past entry 256). The sum of the exponentials is exact
-// in any order; the division is the reference's, once per row. Elements that fill no whole
+// in any order; the division is the reference's (softmax_reciprocal), once per row; the tails
+// use the reference's element steps. Elements that fill no whole
 // vector use masks (AVX-512) or the reference's element formulas.
 #pragma once
 
@@ -16,15 +17,6 @@
 namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
-
-// The reference's two steps for one element, shared by the tails.
-inline std::int32_t softmax_exp(std::int32_t max, std::int32_t s, math::fixed_multiplier logits) noexcept {
-    return math::exp2_neg_q16(math::rescale(max - s, logits.multiplier, logits.shift));
-}
-inline std::int16_t softmax_probability(std::int32_t e, std::int64_t reciprocal) noexcept {
-    const std::int64_t q = (e * reciprocal + (std::int64_t(1) << 30)) >> 31;
-    return std::int16_t(q > 32767 ? 32767 : q);
-}
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
@@ -78,7 +70,7 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     }
     const std::int32_t sum = hsum16(sumv);
 
-    const std::int64_t reciprocal = (std::int64_t(1) << 46) / sum;  // <= 2^31: an unsigned 32-bit factor
+    const std::int64_t reciprocal = reference::softmax_reciprocal(sum);  // <= 2^31: an unsigned 32-bit factor
     const __m512i rv = _mm512_set1_epi64(reciprocal), round = _mm512_set1_epi64(std::int64_t(1) << 30);
     for (int j = 0; j < n; j += 16) {
         const __mmask16 live = mask16(n - j);
@@ -144,9 +136,9 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
         sumv = _mm256_add_epi32(sumv, e);
     }
     std::int32_t sum = hsum8(sumv);
-    for (int j = whole; j < n; ++j) sum += s[j] = softmax_exp(max, s[j], logits);
+    for (int j = whole; j < n; ++j) sum += s[j] = reference::softmax_exp(max, s[j], logits);
 
-    const std::int64_t reciprocal = (std::int64_t(1) << 46) / sum;  // <= 2^31: an unsigned 32-bit factor
+    const std::int64_t reciprocal = reference::softmax_reciprocal(sum);  // <= 2^31: an unsigned 32-bit factor
     const __m256i rv = _mm256_set1_epi64x(reciprocal), round = _mm256_set1_epi64x(std::int64_t(1) << 30);
     for (int j = 0; j < whole; j += 8) {
         const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + j));
@@ -157,7 +149,7 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
         const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p + j), w);
     }
-    for (int j = whole; j < n; ++j) p[j] = softmax_probability(s[j], reciprocal);
+    for (int j = whole; j < n; ++j) p[j] = reference::softmax_probability(s[j], reciprocal);
 }
 
 #define STATICFORMER_INT8_SIMD_SOFTMAX 1
