@@ -231,12 +231,16 @@ template <int N>
 void check_layer_norm(std::uint64_t seed) {
     splitmix64 g{seed};
     auto p = std::make_unique<sf::layer_norm_int8<N>>();
-    for (int variant = 0; variant < 4; ++variant) {
+    for (int variant = 0; variant < 6; ++variant) {
         for (int c = 0; c < N; ++c) {
             p->gamma[c] = variant == 1 ? std::int16_t(32767) : variant == 2 ? std::int16_t(-32768) : std::int16_t(g.next() >> 48);
             p->beta[c] = std::int32_t(g.next() >> 36) - (1 << 27);
         }
-        p->eps = variant == 3 ? 0 : std::int64_t(g.next() >> 40);
+        // eps: 0, small, and around 2^52, where the simd statistics leave double arithmetic.
+        p->eps = variant == 3   ? 0
+                 : variant == 4 ? (std::int64_t(1) << 52) - std::int64_t(g.next() % (std::uint64_t(N) * N * 16384 + 1))
+                 : variant == 5 ? (std::int64_t(1) << 62) - std::int64_t(g.next() >> 40)
+                                : std::int64_t(g.next() >> 40);
         p->shift = 1 + int(g.next() % 30);
         p->output_zero_point = int(g.next() % 256) - 128;
         for (fill f : fills)
@@ -251,6 +255,34 @@ void check_layer_norm(std::uint64_t seed) {
             }
     }
 }
+
+#if defined(STATICFORMER_INT8_X86)
+// The statistics' floor(sqrt(v)) and 2^40 / den in double arithmetic against the integer ones:
+// every v within 3 of a square (the roots near a rounding boundary) up to 2^27 squared, the
+// 2^52 switch, and random v and den.
+TEST(Int8SimdKernels, LayerNormStatistics) {
+    namespace v = sf::kernels::simd_int8;
+    for (std::uint64_t r = 0; r <= (std::uint64_t(1) << 27); r += r < 70000 ? 1 : 997 + (r & 255)) {
+        for (std::uint64_t d = 0; d <= 6; ++d) {
+            const std::uint64_t x = r * r + d - (r * r >= 3 ? 3 : 0);
+            ASSERT_EQ(v::layer_norm_den(x), sf::math::isqrt(x)) << x;
+        }
+    }
+    for (std::uint64_t x = (std::uint64_t(1) << 52) - 4; x <= (std::uint64_t(1) << 52) + 4; ++x)
+        ASSERT_EQ(v::layer_norm_den(x), sf::math::isqrt(x)) << x;
+    splitmix64 g{57};
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint64_t x = g.next() >> (g.next() % 64);
+        ASSERT_EQ(v::layer_norm_den(x), sf::math::isqrt(x)) << x;
+        const std::uint32_t den = 1 + std::uint32_t(g.next() >> (33 + g.next() % 31));
+        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 40) / den) << den;
+    }
+    for (std::uint32_t den = 1; den <= 70000; ++den)
+        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 40) / den) << den;
+    for (std::uint32_t den : {0xffffffffu, 0xfffffffeu, 0x80000000u, 0x80000001u, 0x7fffffffu, 1048576u, 1048577u})
+        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 40) / den) << den;
+}
+#endif
 
 TEST(Int8SimdKernels, LayerNorm) {
     check_layer_norm<1>(41);

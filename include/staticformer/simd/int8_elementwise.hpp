@@ -2,17 +2,51 @@
 // reference/int8.hpp).
 //   add:        acc = (x - x_zero_point) x_multiplier + (a - a_zero_point) a_multiplier, then the
 //               vector rescale by 1 and the output's zero point, lane by lane.
-//   layer_norm: the row statistics are the reference's (layer_norm_stats); the outputs
-//               z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes), z * gamma + beta, rescale.
+//   layer_norm: the row's sum and sum of squares with VPMADDWD; the statistics' isqrt and 2^40 / den
+//               in double arithmetic where it is exact (layer_norm_den, layer_norm_reciprocal);
+//               the outputs z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes),
+//               z * gamma + beta, rescale.
 // Elements that fill no whole vector use masks (AVX-512) or the reference kernel.
 #pragma once
 
 #include "../reference/int8.hpp"
 #include "int8_ops.hpp"
 
+#include <cmath>
+
 namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
+
+#if defined(STATICFORMER_INT8_X86)
+
+// floor(sqrt(v)), math::isqrt's value. Below 2^52, v and its root are exact doubles and the
+// correctly rounded sqrt is within one of the floor, which the integer tests then fix.
+inline std::uint32_t layer_norm_den(std::uint64_t v) noexcept {
+    if (v >= (std::uint64_t(1) << 52)) return math::isqrt(v);
+    std::uint64_t r = std::uint64_t(std::sqrt(double(v)));
+    if (r * r > v) --r;
+    if ((r + 1) * (r + 1) <= v) ++r;
+    return std::uint32_t(r);
+}
+
+// 2^40 / den (integer division) for den >= 1. The quotient q = 2^40 / den is at most 2^40, so
+// the rounded double quotient is within 2^-13 / den of q, while a q that is not an integer is at
+// least 1 / den from the next one: truncating the double gives the integer quotient.
+inline std::int64_t layer_norm_reciprocal(std::uint32_t den) noexcept {
+    return std::int64_t(double(std::int64_t(1) << 40) / double(den));
+}
+
+// The reference's layer_norm_stats from the row's sums.
+template <int N>
+inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq,
+                                                   const layer_norm_int8<N>& p) noexcept {
+    const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;
+    const std::uint32_t den = layer_norm_den(std::uint64_t(variance + p.eps));
+    return {sum, den == 0 ? 0 : layer_norm_reciprocal(den)};
+}
+
+#endif
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
@@ -41,13 +75,26 @@ inline __m512i layer_norm_z8(__m128i x8, std::int64_t n, reference::norm_stats_i
     return _mm512_maskz_srai_epi64(all8, prod, 32);
 }
 
+// The sum and the sum of squares of a row, 32 values per step.
+template <int N>
+inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
+    const __m512i ones = _mm512_set1_epi16(1);
+    __m512i sum = _mm512_setzero_si512(), sum_sq = _mm512_setzero_si512();
+    for (int c = 0; c < N; c += 32) {
+        const __m512i x32 = _mm512_maskz_cvtepi8_epi16(0xffffffff, _mm256_maskz_loadu_epi8(mask32(N - c), x + c));
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(x32, ones));
+        sum_sq = _mm512_add_epi32(sum_sq, _mm512_madd_epi16(x32, x32));
+    }
+    return layer_norm_stats(hsum16(sum), hsum16(sum_sq), p);
+}
+
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
     const rescale16_params k(p.shift);
     const __m512i one = _mm512_set1_epi32(1), zero_point = _mm512_set1_epi32(p.output_zero_point);
     const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int r = 0; r < rows; ++r, x += N, y += N) {
-        const reference::norm_stats_int8 st = reference::layer_norm_stats(x, p);
+        const reference::norm_stats_int8 st = layer_norm_stats(x, p);
         for (int c = 0; c < N; c += 16) {
             const __mmask16 m = mask16(N - c);
             const __m128i x16 = _mm_maskz_loadu_epi8(m, x + c);
@@ -80,6 +127,61 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
     }
     if (i < n) reference::add(x + i, a + i, n - i, p);
 }
+
+// The sum and the sum of squares of a row, 16 values per step.
+template <int N>
+inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i sumv = _mm256_setzero_si256(), sum_sqv = _mm256_setzero_si256();
+    int c = 0;
+    for (; c + 16 <= N; c += 16) {
+        const __m256i x16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + c)));
+        sumv = _mm256_add_epi32(sumv, _mm256_madd_epi16(x16, ones));
+        sum_sqv = _mm256_add_epi32(sum_sqv, _mm256_madd_epi16(x16, x16));
+    }
+    std::int32_t sum = hsum8(sumv), sum_sq = hsum8(sum_sqv);
+    for (; c < N; ++c) {
+        sum += x[c];
+        sum_sq += std::int32_t(x[c]) * x[c];
+    }
+    return layer_norm_stats(sum, sum_sq, p);
+}
+
+// z for 8 centred values: centred * reciprocal in 64-bit lanes from two signed 32 x 32-bit
+// products, reciprocal = hi 2^31 + lo (AVX2 has no 64 x 64-bit multiply); z is the high half.
+inline __m256i layer_norm_z8(__m256i centred, __m256i lo, __m256i hi) noexcept {
+    const __m256i round = _mm256_set1_epi64x(std::int64_t(1) << 31);
+    const __m256i odd = _mm256_srli_epi64(centred, 32);
+    const __m256i even_product = _mm256_add_epi64(
+        _mm256_add_epi64(_mm256_mul_epi32(centred, lo), _mm256_slli_epi64(_mm256_mul_epi32(centred, hi), 31)), round);
+    const __m256i odd_product =
+        _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epi32(odd, lo), _mm256_slli_epi64(_mm256_mul_epi32(odd, hi), 31)), round);
+    return _mm256_blend_epi32(_mm256_srli_epi64(even_product, 32), odd_product, 0xaa);
+}
+
+template <int N>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    static_assert(N < (1 << 22), "centred values N x - sum must fit 32 bits");
+    const rescale8_params k(p.shift);
+    const __m256i one = _mm256_set1_epi32(1), zero_point = _mm256_set1_epi32(p.output_zero_point);
+    const __m256i n = _mm256_set1_epi32(N);
+    for (int r = 0; r < rows; ++r, x += N, y += N) {
+        const reference::norm_stats_int8 st = layer_norm_stats(x, p);
+        const __m256i sum = _mm256_set1_epi32(st.sum);
+        const __m256i lo = _mm256_set1_epi64x(st.reciprocal & 0x7fffffff), hi = _mm256_set1_epi64x(st.reciprocal >> 31);
+        int c = 0;
+        for (; c + 8 <= N; c += 8) {
+            const __m256i x8 = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + c)));
+            const __m256i z = layer_norm_z8(_mm256_sub_epi32(_mm256_mullo_epi32(x8, n), sum), lo, hi);
+            const __m256i acc = _mm256_add_epi32(_mm256_mullo_epi32(z, load8_int16(p.gamma + c)),
+                                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.beta + c)));
+            store8_int8(y + c, _mm256_add_epi32(rescale8(acc, one, k), zero_point));
+        }
+        for (; c < N; ++c) y[c] = reference::layer_norm_output(x[c], st, p, c);
+    }
+}
+
+#define STATICFORMER_INT8_SIMD_LAYER_NORM 1
 
 #elif defined(STATICFORMER_INT8_ARM)
 

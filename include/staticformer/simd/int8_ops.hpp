@@ -105,6 +105,13 @@ inline __m256i load8_int16(const std::int16_t* p) noexcept {
     return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
+inline std::int32_t hsum8(__m256i v) noexcept {
+    __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
 #endif
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
@@ -139,6 +146,16 @@ inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noex
 }
 
 inline __mmask16 mask16(int n) noexcept { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1); }
+inline __mmask32 mask32(int n) noexcept { return n >= 32 ? __mmask32(0xffffffff) : __mmask32((1u << n) - 1); }
+
+// Lanes reduced in memory (the 512 -> 256-bit extracts trip GCC 12's -Wuninitialized too).
+inline std::int32_t hsum16(__m512i v) noexcept {
+    alignas(64) std::int32_t lane[16];
+    _mm512_store_si512(lane, v);
+    std::int32_t sum = 0;
+    for (int k = 0; k < 16; ++k) sum += lane[k];
+    return sum;
+}
 
 #endif
 

@@ -30,14 +30,6 @@ inline std::int32_t hmax16(__m512i v) noexcept {
     return m;
 }
 
-inline std::int32_t hsum16(__m512i v) noexcept {
-    alignas(64) std::int32_t lane[16];
-    _mm512_store_si512(lane, v);
-    std::int32_t sum = 0;
-    for (int k = 0; k < 16; ++k) sum += lane[k];
-    return sum;
-}
-
 inline __m512i exp2_neg_q16_16(__m512i u) noexcept {
     const __m512i whole = _mm512_maskz_srli_epi32(all16, u, 16);
     const __m512i i = _mm512_and_si512(_mm512_maskz_srli_epi32(all16, u, 8), _mm512_set1_epi32(0xff));
@@ -92,13 +84,6 @@ inline std::int32_t hmax8(__m256i v) noexcept {
     __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
     m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
-    return _mm_cvtsi128_si32(m);
-}
-
-inline std::int32_t hsum8(__m256i v) noexcept {
-    __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4e));
-    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xb1));
     return _mm_cvtsi128_si32(m);
 }
 
