@@ -12,6 +12,7 @@ bool cpu_has_extension(const char* name) {
     __builtin_cpu_init();
     if (std::strcmp(name, "avxvnni") == 0) return __builtin_cpu_supports("avxvnni");
     if (std::strcmp(name, "avx512vnni") == 0) return __builtin_cpu_supports("avx512vnni");
+    if (std::strcmp(name, "avx512vbmi") == 0) return __builtin_cpu_supports("avx512vbmi");
 #endif
     (void)name;
     return false;

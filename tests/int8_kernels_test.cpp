@@ -25,7 +25,12 @@ TEST(Int8SimdKernels, SimdBackend) { GTEST_SKIP() << "no simd backend in this bu
 using ref = sf::int8_kernel_set<sf::reference>;
 using vec = sf::int8_kernel_set<sf::simd>;
 
-TEST(Int8SimdKernels, InstructionSet) { std::printf("int8 simd kernels: %s\n", STATICFORMER_INT8_ISA); }
+TEST(Int8SimdKernels, InstructionSet) {
+    std::printf("int8 simd kernels: %s\n", STATICFORMER_INT8_ISA);
+#if defined(STATICFORMER_INT8_SIMD_ACTIVATE)
+    std::printf("int8 activation: vector table lookup\n");
+#endif
+}
 
 enum class fill { random, min, max, alternating, min_max };
 constexpr fill fills[] = {fill::random, fill::min, fill::max, fill::alternating, fill::min_max};
@@ -294,6 +299,28 @@ TEST(Int8SimdKernels, LayerNorm) {
     check_layer_norm<100>(47);
     check_layer_norm<257>(48);
     check_layer_norm<384>(49);
+}
+
+// ---- activation table -----------------------------------------------------------------------
+
+// Every int8 value through random tables and an identity-like one, at lengths around the vector
+// widths; the bytes after n must stay untouched.
+TEST(Int8SimdKernels, Activate) {
+    splitmix64 g{31};
+    std::int8_t table[256];
+    for (int variant = 0; variant < 3; ++variant) {
+        for (int i = 0; i < 256; ++i)
+            table[i] = variant == 0 ? std::int8_t(i - 128) : variant == 1 ? std::int8_t(255 - i) : std::int8_t(g.next() >> 56);
+        for (int n : {1, 7, 16, 31, 63, 64, 65, 127, 128, 200, 256, 263, 1000}) {
+            std::vector<std::int8_t> x(std::size_t(n) + 64);
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::int8_t(i < 256 ? i : g.next() >> 56);
+            std::vector<std::int8_t> a(x), b(x);
+            ref::activate(a.data(), n, table);
+            vec::activate(b.data(), n, table);
+            ASSERT_EQ(a, b) << "n " << n << " variant " << variant;
+            for (std::size_t i = std::size_t(n); i < x.size(); ++i) ASSERT_EQ(b[i], x[i]) << "past n: " << i;
+        }
+    }
 }
 
 // ---- residual add ---------------------------------------------------------------------------

@@ -38,6 +38,11 @@ struct int8_kernel_set<simd> : int8_kernel_set<reference> {
         kernels::simd_int8::layer_norm(x, rows, p, y);
     }
 #endif
+#if defined(STATICFORMER_INT8_SIMD_ACTIVATE)
+    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+        kernels::simd_int8::activate(x, n, table);
+    }
+#endif
 #if defined(STATICFORMER_INT8_SIMD_SOFTMAX)
     static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         kernels::simd_int8::softmax(s, n, m, p);

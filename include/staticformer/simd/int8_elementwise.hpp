@@ -6,6 +6,7 @@
 //               in double arithmetic where it is exact (layer_norm_den, layer_norm_reciprocal);
 //               the outputs z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes),
 //               z * gamma + beta, rescale.
+//   activate:   (any x86 build with AVX-512 VBMI) the table lookup table[x + 128] with two VPERMI2B per 64 values.
 // Elements that fill no whole vector use masks (AVX-512) or the reference kernel.
 #pragma once
 
@@ -110,6 +111,7 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
 
 #define STATICFORMER_INT8_SIMD_LAYER_NORM 1
 
+
 #elif defined(STATICFORMER_INT8_X86)
 
 inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
@@ -200,6 +202,27 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
     }
     if (i < n) reference::add(x + i, a + i, n - i, p);
 }
+
+#endif
+
+#if defined(STATICFORMER_INT8_X86) && defined(__AVX512VBMI__) && defined(__AVX512BW__)
+
+// table[x + 128]: VPERMI2B looks up 128 entries in two vectors by the index's low 7 bits, which
+// are x + 128 for negative x (entries 0..127) and x for x >= 0 (entries 128..255); the sign
+// picks one of the two lookups.
+inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+    const __m512i negative0 = _mm512_loadu_si512(table), negative1 = _mm512_loadu_si512(table + 64);
+    const __m512i positive0 = _mm512_loadu_si512(table + 128), positive1 = _mm512_loadu_si512(table + 192);
+    for (int i = 0; i < n; i += 64) {
+        const __mmask64 m = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
+        const __m512i v = _mm512_maskz_loadu_epi8(m, x + i);
+        const __m512i from_negative = _mm512_permutex2var_epi8(negative0, v, negative1);
+        const __m512i from_positive = _mm512_permutex2var_epi8(positive0, v, positive1);
+        _mm512_mask_storeu_epi8(x + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), from_positive, from_negative));
+    }
+}
+
+#define STATICFORMER_INT8_SIMD_ACTIVATE 1
 
 #endif
 

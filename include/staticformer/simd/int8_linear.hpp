@@ -126,7 +126,7 @@ struct linear_isa : unmasked {
 // (sign-extended, repeated) gives two int32 half sums per output; a pair of accumulators holds
 // eight outputs' half sums, added pairwise at the end.
 struct linear_isa : unmasked, signed_products {
-    static constexpr int lanes = 8, rows = 2, vecs = 2;
+    static constexpr int lanes = 8, rows = 2, vecs = 3;  // 12 accumulators: 2 x 2 and 4 x 1 measured slower
     struct acc {
         __m256i a, b;  // outputs 0..3 and 4..7, two half sums each
     };
