@@ -19,15 +19,26 @@ struct norm_stats {
     float rstd;
 };
 
+// From the folded sums (optimised kernels fold their own partials).
+template <int N>
+inline float mean_of(float sum) noexcept {
+    return sum / float(N);
+}
+
+template <int N>
+inline float rstd_of(float sum_squares, float eps) noexcept {
+    const float var = sum_squares / float(N);
+    return 1.0f / std::sqrt(var + eps);
+}
+
 template <int N>
 inline float mean_of(const lane_sums& sum) noexcept {
-    return fold(sum) / float(N);
+    return mean_of<N>(fold(sum));
 }
 
 template <int N>
 inline float rstd_of(const lane_sums& squares, float eps) noexcept {
-    const float var = fold(squares) / float(N);
-    return 1.0f / std::sqrt(var + eps);
+    return rstd_of<N>(fold(squares), eps);
 }
 
 template <int N>

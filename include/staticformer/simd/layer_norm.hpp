@@ -20,9 +20,9 @@ inline void layer_norm(const float* x, int rows, const W* gamma, const W* beta, 
         const float* xb = x + r0 * N;
         float* yb = y + r0 * N;
         reference::norm_stats stats[block];
-        for (int r = 0; r < b; ++r) stats[r].mean = reference::mean_of<N>(sum_lanes(xb + r * N, N));
+        for (int r = 0; r < b; ++r) stats[r].mean = reference::mean_of<N>(simd::sum(xb + r * N, N));
         for (int r = 0; r < b; ++r)
-            stats[r].rstd = reference::rstd_of<N>(sum_squares_lanes(xb + r * N, stats[r].mean, N), eps);
+            stats[r].rstd = reference::rstd_of<N>(sum_squares(xb + r * N, stats[r].mean, N), eps);
         for (int r = 0; r < b; ++r) {
             const reference::norm_stats s = stats[r];
             const batch m(s.mean), rstd(s.rstd);

@@ -46,6 +46,7 @@ inline float exp_sum(float* s, int n, float m) noexcept {
             store(s + j + a * width, e);
             acc[a] = acc[a] + e;
         }
+    if (blocks_end == n) return fold(acc);  // the partials are all in registers
     const int whole = n / width * width;
     for (; j < whole; j += width) store(s + j, math::exp<batch_ops>(load(s + j) - mb));
     reference::exp_shifted(s, whole, n, m);
