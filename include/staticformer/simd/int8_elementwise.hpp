@@ -40,8 +40,18 @@ inline std::int64_t layer_norm_reciprocal(std::uint32_t den) noexcept {
 
 // Rows go through LayerNorm a block at a time: the statistics of the block's rows first (each
 // a chain of dependent steps: sums, square root, division; the rows' chains overlap), then their
-// outputs. y may equal x: a row is written only after the whole block's statistics are taken.
-constexpr int layer_norm_block = 8;
+// outputs, output(stats, x row, y row). y may equal x: a row is written only after the whole
+// block's statistics are taken.
+template <int N, class Stats, class Output>
+inline void layer_norm_blocks(const std::int8_t* x, int rows, std::int8_t* y, Stats stats_of, Output output) noexcept {
+    constexpr int block = 8;
+    for (int r0 = 0; r0 < rows; r0 += block) {
+        const int b = rows - r0 < block ? rows - r0 : block;
+        reference::norm_stats_int8 stats[block];
+        for (int r = 0; r < b; ++r) stats[r] = stats_of(x + (r0 + r) * N);
+        for (int r = 0; r < b; ++r) output(stats[r], x + (r0 + r) * N, y + (r0 + r) * N);
+    }
+}
 
 // The reference's layer_norm_stats from the row's sums.
 template <int N>
@@ -99,30 +109,22 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
     const rescale16_params k(p.shift);
     const __m512i one = _mm512_set1_epi32(1), zero_point = _mm512_set1_epi32(p.output_zero_point);
     const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    for (int r0 = 0; r0 < rows; r0 += layer_norm_block) {
-        const int b = rows - r0 < layer_norm_block ? rows - r0 : layer_norm_block;
-        reference::norm_stats_int8 stats[layer_norm_block];
-        for (int r = 0; r < b; ++r) stats[r] = layer_norm_stats(x + (r0 + r) * N, p);
-        for (int r = 0; r < b; ++r) {
-            const reference::norm_stats_int8 st = stats[r];
-            const std::int8_t* xr = x + (r0 + r) * N;
-            std::int8_t* yr = y + (r0 + r) * N;
-            for (int c = 0; c < N; c += 16) {
-                const __mmask16 m = mask16(N - c);
-                const __m128i x16 = _mm_maskz_loadu_epi8(m, xr + c);
-                const __m512i z = _mm512_permutex2var_epi32(layer_norm_z8(x16, N, st), low_halves,
-                                                            layer_norm_z8(_mm_srli_si128(x16, 8), N, st));
-                const __m512i gamma = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, p.gamma + c));
-                const __m512i acc = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, z, gamma), _mm512_maskz_loadu_epi32(m, p.beta + c));
-                const __m512i q = _mm512_add_epi32(rescale16(acc, one, k), zero_point);
-                _mm_mask_storeu_epi8(yr + c, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
-            }
+    const auto stats_of = [&p](const std::int8_t* xr) { return layer_norm_stats(xr, p); };
+    layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr) {
+        for (int c = 0; c < N; c += 16) {
+            const __mmask16 m = mask16(N - c);
+            const __m128i x16 = _mm_maskz_loadu_epi8(m, xr + c);
+            const __m512i z = _mm512_permutex2var_epi32(layer_norm_z8(x16, N, st), low_halves,
+                                                        layer_norm_z8(_mm_srli_si128(x16, 8), N, st));
+            const __m512i gamma = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, p.gamma + c));
+            const __m512i acc = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, z, gamma), _mm512_maskz_loadu_epi32(m, p.beta + c));
+            const __m512i q = _mm512_add_epi32(rescale16(acc, one, k), zero_point);
+            _mm_mask_storeu_epi8(yr + c, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
         }
-    }
+    });
 }
 
 #define STATICFORMER_INT8_SIMD_LAYER_NORM 1
-
 
 #elif defined(STATICFORMER_INT8_X86)
 
@@ -179,27 +181,20 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
     const rescale8_params k(p.shift);
     const __m256i one = _mm256_set1_epi32(1), zero_point = _mm256_set1_epi32(p.output_zero_point);
     const __m256i n = _mm256_set1_epi32(N);
-    for (int r0 = 0; r0 < rows; r0 += layer_norm_block) {
-        const int b = rows - r0 < layer_norm_block ? rows - r0 : layer_norm_block;
-        reference::norm_stats_int8 stats[layer_norm_block];
-        for (int r = 0; r < b; ++r) stats[r] = layer_norm_stats(x + (r0 + r) * N, p);
-        for (int r = 0; r < b; ++r) {
-            const reference::norm_stats_int8 st = stats[r];
-            const std::int8_t* xr = x + (r0 + r) * N;
-            std::int8_t* yr = y + (r0 + r) * N;
-            const __m256i sum = _mm256_set1_epi32(st.sum);
-            const __m256i lo = _mm256_set1_epi64x(st.reciprocal & 0x7fffffff), hi = _mm256_set1_epi64x(st.reciprocal >> 31);
-            int c = 0;
-            for (; c + 8 <= N; c += 8) {
-                const __m256i x8 = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(xr + c)));
-                const __m256i z = layer_norm_z8(_mm256_sub_epi32(_mm256_mullo_epi32(x8, n), sum), lo, hi);
-                const __m256i acc = _mm256_add_epi32(_mm256_mullo_epi32(z, load8_int16(p.gamma + c)),
-                                                     _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.beta + c)));
-                store8_int8(yr + c, _mm256_add_epi32(rescale8(acc, one, k), zero_point));
-            }
-            for (; c < N; ++c) yr[c] = reference::layer_norm_output(xr[c], st, p, c);
+    const auto stats_of = [&p](const std::int8_t* xr) { return layer_norm_stats(xr, p); };
+    layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr) {
+        const __m256i sum = _mm256_set1_epi32(st.sum);
+        const __m256i lo = _mm256_set1_epi64x(st.reciprocal & 0x7fffffff), hi = _mm256_set1_epi64x(st.reciprocal >> 31);
+        int c = 0;
+        for (; c + 8 <= N; c += 8) {
+            const __m256i x8 = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(xr + c)));
+            const __m256i z = layer_norm_z8(_mm256_sub_epi32(_mm256_mullo_epi32(x8, n), sum), lo, hi);
+            const __m256i acc = _mm256_add_epi32(_mm256_mullo_epi32(z, load8_int16(p.gamma + c)),
+                                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.beta + c)));
+            store8_int8(yr + c, _mm256_add_epi32(rescale8(acc, one, k), zero_point));
         }
-    }
+        for (; c < N; ++c) yr[c] = reference::layer_norm_output(xr[c], st, p, c);
+    });
 }
 
 #define STATICFORMER_INT8_SIMD_LAYER_NORM 1
