@@ -263,8 +263,8 @@ void check_layer_norm(std::uint64_t seed) {
 
 #if defined(STATICFORMER_INT8_X86)
 // The statistics' floor(sqrt(v)) and 2^40 / den in double arithmetic against the integer ones:
-// every v within 3 of a square (the roots near a rounding boundary) up to 2^27 squared, the
-// 2^52 switch, and random v and den.
+// v within 3 of r^2 (near a rounding boundary of the root) for every r up to 70000 and about
+// every thousandth up to 2^27, around the 2^52 switch, random v and den, every den to 70000.
 TEST(Int8SimdKernels, LayerNormStatistics) {
     namespace v = sf::kernels::simd_int8;
     for (std::uint64_t r = 0; r <= (std::uint64_t(1) << 27); r += r < 70000 ? 1 : 997 + (r & 255)) {

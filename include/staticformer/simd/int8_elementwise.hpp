@@ -21,8 +21,8 @@ namespace simd_int8 {
 
 #if defined(STATICFORMER_INT8_X86)
 
-// floor(sqrt(v)), math::isqrt's value. Below 2^52, v and its root are exact doubles and the
-// correctly rounded sqrt is within one of the floor, which the integer tests then fix.
+// floor(sqrt(v)), math::isqrt's value. Below 2^52, v is an exact double and the correctly
+// rounded sqrt truncates to the floor or one off it, which the integer tests then fix.
 inline std::uint32_t layer_norm_den(std::uint64_t v) noexcept {
     if (v >= (std::uint64_t(1) << 52)) return math::isqrt(v);
     std::uint64_t r = std::uint64_t(std::sqrt(double(v)));
