@@ -45,7 +45,7 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     const __m512i flip = _mm512_set1_epi8(-128);
     for (int j = 0; j < n; j += 64) {
         const int left = n - j;
-        const __mmask64 m = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+        const __mmask64 m = mask64(left);
         __m512i acc[4] = {bias, bias, bias, bias};
         for (int d = 0; d < HeadDim; d += 4) {
             __m512i r[4];

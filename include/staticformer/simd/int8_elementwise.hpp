@@ -228,7 +228,7 @@ inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
     const __m512i negative0 = _mm512_loadu_si512(table), negative1 = _mm512_loadu_si512(table + 64);
     const __m512i positive0 = _mm512_loadu_si512(table + 128), positive1 = _mm512_loadu_si512(table + 192);
     for (int i = 0; i < n; i += 64) {
-        const __mmask64 m = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
+        const __mmask64 m = mask64(n - i);
         const __m512i v = _mm512_maskz_loadu_epi8(m, x + i);
         const __m512i from_negative = _mm512_permutex2var_epi8(negative0, v, negative1);
         const __m512i from_positive = _mm512_permutex2var_epi8(positive0, v, positive1);

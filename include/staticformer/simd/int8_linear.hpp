@@ -73,14 +73,10 @@ struct linear_isa {
         int i = 0;
         for (; i + 64 <= n; i += 64) s = _mm512_dpbusd_epi32(s, ones, _mm512_loadu_si512(x + i));
         if (i < n) {
-            const __mmask64 m = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
+            const __mmask64 m = mask64(n - i);
             s = _mm512_dpbusd_epi32(s, ones, _mm512_maskz_loadu_epi8(m, x + i));
         }
-        alignas(64) std::int32_t l[16];
-        _mm512_store_si512(l, s);
-        std::int32_t total = 0;
-        for (std::int32_t v : l) total += v;
-        return total;
+        return hsum16(s);
     }
 };
 
@@ -111,9 +107,7 @@ struct linear_isa : unmasked {
         int i = 0;
         for (; i + 32 <= n; i += 32)
             s = _mm256_dpbusd_avx_epi32(s, ones, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
-        alignas(32) std::int32_t l[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(l), s);
-        std::int32_t total = l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
+        std::int32_t total = hsum8(s);
         for (; i < n; ++i) total += x[i];
         return total;
     }

@@ -114,6 +114,13 @@ inline std::int32_t hsum8(__m256i v) noexcept {
 
 #endif
 
+#if defined(STATICFORMER_INT8_X86) && defined(__AVX512BW__)
+
+// The first n (or all 64) bytes of a 512-bit vector.
+inline __mmask64 mask64(int n) noexcept { return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1; }
+
+#endif
+
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
 // ---- 512-bit: 16 lanes (AVX-512) ----------------------------------------------------------
