@@ -91,6 +91,9 @@ void check_linear_shapes() {
     check_linear<W, 20, 20, 60>(40);
     check_linear<W, 40, 200>(0, 27);  // every row remainder of the larger register tiles
     check_linear<W, 37, 120, 360>(120, 19);
+    // AVX2's packed panels (24 rows and more): chunks of 256 weight rows, whole and partial
+    check_linear<W, 600, 41>(0, 31);
+    check_linear<W, 512, 24, 72>(24, 25);
 }
 
 TEST(Kernels, Linear) { check_linear_shapes<float>(); }
