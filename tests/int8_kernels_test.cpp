@@ -118,20 +118,30 @@ TEST(Int8SimdKernels, LinearEncoderShapes) {
 
 // ---- attention --------------------------------------------------------------------------------
 
-// Scores of one query against n keys stored transposed with stride S, compared over [0, n).
+// Scores of one query against n keys of each of two heads, compared over [0, n). Each kernel
+// set's keys buffer is filled by its own store_keys (in tiles of up to 5 rows, as the
+// composition does), so a kernel set that stores keys in its own layout is checked with it.
 template <int HeadDim, int S>
 void check_scores(std::uint64_t seed) {
+    constexpr int D = 2 * HeadDim;
     splitmix64 g{seed};
     for (fill f : fills) {
         const std::vector<std::int8_t> q = values(fills[(int(f) + 1) % 5], HeadDim, g);
-        const std::vector<std::int8_t> kt = values(f, std::size_t(HeadDim) * S, g);  // exactly HeadDim rows
-        for (int n = 1; n <= S; n += n < 20 ? 1 : 7) {
-            std::vector<std::int32_t> a(S, 5), b(S, 5);
-            ref::attention_scores<HeadDim, S>(q.data(), kt.data(), n, a.data());
-            vec::attention_scores<HeadDim, S>(q.data(), kt.data(), n, b.data());
-            ASSERT_EQ(std::memcmp(a.data(), b.data(), sizeof(std::int32_t) * S), 0)
-                << "HeadDim " << HeadDim << " S " << S << " n " << n << " fill " << int(f);
+        const std::vector<std::int8_t> keys = values(f, std::size_t(S) * D, g);  // row-major [S][D]
+        std::vector<std::int8_t> kt_ref(std::size_t(D) * S), kt_vec(kt_ref.size());
+        for (int j0 = 0; j0 < S; j0 += 5) {
+            const int rows = S - j0 < 5 ? S - j0 : 5;
+            ref::store_keys<D, HeadDim, S>(keys.data() + j0 * D, rows, j0, kt_ref.data());
+            vec::store_keys<D, HeadDim, S>(keys.data() + j0 * D, rows, j0, kt_vec.data());
         }
+        for (int h = 0; h < 2; ++h)
+            for (int n = 1; n <= S; n += n < 20 ? 1 : 7) {
+                std::vector<std::int32_t> a(S, 5), b(S, 5);
+                ref::attention_scores<HeadDim, S>(q.data(), kt_ref.data() + h * HeadDim * S, n, a.data());
+                vec::attention_scores<HeadDim, S>(q.data(), kt_vec.data() + h * HeadDim * S, n, b.data());
+                ASSERT_EQ(std::memcmp(a.data(), b.data(), sizeof(std::int32_t) * S), 0)
+                    << "HeadDim " << HeadDim << " S " << S << " head " << h << " n " << n << " fill " << int(f);
+            }
     }
 }
 
@@ -187,12 +197,15 @@ TEST(Int8SimdKernels, AttentionContext) {
 // The composition's sequence: scores, the reference softmax of an all-equal row, context.
 TEST(Int8SimdKernels, AttentionAllEqualScores) {
     constexpr int Dh = 16, S = 40;
-    std::vector<std::int8_t> q(Dh, 1), kt(std::size_t(Dh) * S, 3), v(std::size_t(S) * Dh, -128), a(Dh), b(Dh);
+    std::vector<std::int8_t> q(Dh, 1), keys(std::size_t(S) * Dh, 3), v(std::size_t(S) * Dh, -128), a(Dh), b(Dh);
+    std::vector<std::int8_t> kt1(keys.size()), kt2(keys.size());
+    ref::store_keys<Dh, Dh, S>(keys.data(), S, 0, kt1.data());
+    vec::store_keys<Dh, Dh, S>(keys.data(), S, 0, kt2.data());
     std::vector<std::int32_t> s1(S), s2(S);
     std::vector<std::int16_t> p1(S), p2(S);
     for (int n : {1, 2, 17, 40}) {
-        ref::attention_scores<Dh, S>(q.data(), kt.data(), n, s1.data());
-        vec::attention_scores<Dh, S>(q.data(), kt.data(), n, s2.data());
+        ref::attention_scores<Dh, S>(q.data(), kt1.data(), n, s1.data());
+        vec::attention_scores<Dh, S>(q.data(), kt2.data(), n, s2.data());
         ASSERT_EQ(std::memcmp(s1.data(), s2.data(), sizeof(std::int32_t) * n), 0);
         ref::softmax(s1.data(), n, {1 << 30, 40}, p1.data());
         vec::softmax(s2.data(), n, {1 << 30, 40}, p2.data());

@@ -24,7 +24,7 @@ struct workspace_int8 {
     static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int tile = Tile;
-    alignas(64) std::int8_t keys_t[D * S];  // keys transposed: keys_t[c * S + j]
+    alignas(64) std::int8_t keys_t[D * S];  // keys, in the kernel set's layout (K::store_keys)
     alignas(64) std::int8_t values[S * D];  // values[j * D + c]
     alignas(64) std::int8_t normed[T * D];  // LayerNorm of a tile (pre-norm)
     alignas(64) std::int8_t query[T * D];   // queries of a tile, overwritten head by head by their context
@@ -61,8 +61,7 @@ struct composition_int8 {
             const int rows = n - r0 < T ? n - r0 : T;
             const std::int8_t* src = block_input(y + r0 * D, rows, w.norm1, ws.normed);
             K::linear(src, rows, w.key, ws.proj);
-            for (int r = 0; r < rows; ++r)
-                for (int c = 0; c < D; ++c) ws.keys_t[c * S + r0 + r] = ws.proj[r * D + c];
+            K::template store_keys<D, Dh, S>(ws.proj, rows, r0, ws.keys_t);
             K::linear(src, rows, w.value, ws.values + r0 * D);
         }
         for (int r0 = 0; r0 < n; r0 += T) {

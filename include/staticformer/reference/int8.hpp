@@ -110,6 +110,16 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
     for (int r = 0; r < rows; ++r) layer_norm_row(x + r * N, p, y + r * N);
 }
 
+// Keys of rows [j0, j0 + rows) (row-major, D values apart) into the keys buffer of S keys, in
+// the layout attention_scores reads: transposed, kt[c * S + j]. The layout is the kernel set's
+// (its attention_scores reads what its store_keys writes); head h's keys start at
+// kt + h * HeadDim * S in every layout.
+template <int D, int HeadDim, int S>
+inline void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < D; ++c) kt[c * S + j0 + r] = k[r * D + c];
+}
+
 // s[j] = sum_d q[d] * kt[d * KStride + j] for the n valid keys (keys stored transposed).
 template <int HeadDim, int KStride>
 inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
@@ -191,6 +201,10 @@ struct int8_kernel_set<reference> {
     template <int N>
     static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
         kernels::reference::layer_norm(x, rows, p, y);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
+        kernels::reference::store_keys<D, HeadDim, S>(k, rows, j0, kt);
     }
     template <int HeadDim, int KStride>
     static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {

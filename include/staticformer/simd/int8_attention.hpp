@@ -12,7 +12,18 @@
 // rows interleaved as int16 pairs times the probability pair (p[j], p[j+1]) with VPDPWSSD /
 // VPMADDWD, or each row widened and multiplied by p[j] (NEON); then the vector rescale.
 // Keys or dimensions that fill no whole vector use masks (AVX-512) or the reference kernel.
+//
+// The keys' layout is the kernel set's (store_keys). With AVX-512 VNNI and a head dimension that
+// is a multiple of 4, keys are stored the way VPDPBUSD reads them: groups of four channels, a
+// key's four values in one 32-bit lane, made unsigned (k xor 0x80 = k + 128): channels
+// c..c+3 of key j (c a multiple of 4) at kt[c * S + 4 j] .. kt[c * S + 4 j + 3]. A vector of
+// 16 scores is then one load and one VPDPBUSD per four dimensions, with none of the
+// interleaving the transposed layout needs for every query row (attention kernel, AVX-512 VNNI:
+// tiny 14.9 -> 12.2 us, mini 291 -> 250 us). Otherwise the keys are transposed as in the
+// reference.
 #pragma once
+
+#include <cstring>
 
 #include "../reference/int8.hpp"
 #include "int8_ops.hpp"
@@ -35,12 +46,66 @@ inline std::int32_t query4(const std::int8_t* q, int d) noexcept {
     return d + 4 <= HeadDim ? load4(q + d) : load_partial4(q + d, HeadDim - d);
 }
 
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+template <int HeadDim>
+constexpr bool grouped_keys = HeadDim % 4 == 0;
+#else
+template <int HeadDim>
+constexpr bool grouped_keys = false;
+#endif
+
+template <int D, int HeadDim, int S>
+inline void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
+    if constexpr (grouped_keys<HeadDim>) {
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < D; c += 4) {
+                const std::int32_t unsigned4 = load4(k + r * D + c) ^ std::int32_t(0x80808080u);
+                std::memcpy(kt + c * S + 4 * (j0 + r), &unsigned4, 4);
+            }
+    } else {
+        reference::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+}
+
 #endif
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
+// Grouped keys: 16 keys per vector, HeadDim / 4 VPDPBUSD each; U vectors of keys from j at a
+// time (independent chains), the last one masked to the keys left.
+template <int HeadDim, int KStride, int U>
+inline void scores_grouped(const std::int8_t* q, const std::int8_t* kt, int j, int left, __m512i bias,
+                           std::int32_t* s) noexcept {
+    __mmask16 m[U];
+    __m512i acc[U];
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) {
+        m[u] = left > 16 * u ? mask16(left - 16 * u) : __mmask16(0);
+        acc[u] = bias;
+    }
+#pragma GCC unroll 32
+    for (int d = 0; d < HeadDim; d += 4) {
+        const __m512i qb = _mm512_set1_epi32(load4(q + d));
+#pragma GCC unroll 4
+        for (int u = 0; u < U; ++u)
+            acc[u] = _mm512_dpbusd_epi32(acc[u], _mm512_maskz_loadu_epi32(m[u], kt + d * KStride + 4 * (j + 16 * u)), qb);
+    }
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) _mm512_mask_storeu_epi32(s + j + 16 * u, m[u], acc[u]);
+}
+
 template <int HeadDim, int KStride>
-inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+inline void attention_scores_grouped(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+    const __m512i bias = _mm512_set1_epi32(-128 * sum_bytes(q, HeadDim));
+    int j = 0;
+    for (; n - j > 32; j += 64) scores_grouped<HeadDim, KStride, 4>(q, kt, j, n - j, bias, s);
+    if (n - j > 16) scores_grouped<HeadDim, KStride, 2>(q, kt, j, n - j, bias, s);
+    else if (n - j > 0) scores_grouped<HeadDim, KStride, 1>(q, kt, j, n - j, bias, s);
+}
+
+// Transposed keys: four key rows interleaved per vector of 64 keys.
+template <int HeadDim, int KStride>
+inline void attention_scores_transposed(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
     const __m512i bias = _mm512_set1_epi32(-128 * sum_bytes(q, HeadDim));
     const __m512i flip = _mm512_set1_epi8(-128);
     for (int j = 0; j < n; j += 64) {
@@ -72,6 +137,12 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
         for (int u = 0; u < 4 && 16 * u < left; ++u)
             _mm512_mask_storeu_epi32(s + j + 16 * u, mask16(left - 16 * u), out[u]);
     }
+}
+
+template <int HeadDim, int KStride>
+inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+    if constexpr (grouped_keys<HeadDim>) attention_scores_grouped<HeadDim, KStride>(q, kt, n, s);
+    else attention_scores_transposed<HeadDim, KStride>(q, kt, n, s);
 }
 
 template <int HeadDim, int VStride>
