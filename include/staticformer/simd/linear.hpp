@@ -191,11 +191,9 @@ inline void linear_columns(const float* x, index rows, const W* w, const W* b, f
 
 template <int In, int Out, int WStride = Out, class W>
 inline void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
-    if constexpr (linear_packs_panels) {
-        if (rows >= linear_pack_min_rows) linear_columns<true, In, Out, WStride, linear_tall_rows, linear_tall_vecs>(x, rows, w, b, y);
-        else if (rows >= linear_tall_rows) linear_columns<false, In, Out, WStride, linear_tall_rows, linear_tall_vecs>(x, rows, w, b, y);
-        else linear_columns<false, In, Out, WStride, linear_wide_rows, linear_wide_vecs>(x, rows, w, b, y);
-    } else if (rows >= linear_tall_rows)
+    if (linear_packs_panels && rows >= linear_pack_min_rows)
+        linear_columns<linear_packs_panels, In, Out, WStride, linear_tall_rows, linear_tall_vecs>(x, rows, w, b, y);
+    else if (rows >= linear_tall_rows)
         linear_columns<false, In, Out, WStride, linear_tall_rows, linear_tall_vecs>(x, rows, w, b, y);
     else
         linear_columns<false, In, Out, WStride, linear_wide_rows, linear_wide_vecs>(x, rows, w, b, y);
