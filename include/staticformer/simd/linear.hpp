@@ -60,18 +60,23 @@ constexpr std::size_t linear_panel_bytes =
 
 // y[r][c + k] for r < Rows and Vecs batches of columns from c: Rows * Vecs independent chains
 // of Len fmas, on inputs x[r * XStride + i] and weight rows WStride apart. The chains start at
-// the bias b, or, if b is null, at the values y holds (a chain a previous call stored there:
-// float stores and loads are exact, so a chain split in two is the same chain).
+// the bias b, or with Resume at the values y holds (a chain a previous call stored there: float
+// stores and loads are exact, so a chain split in two is the same chain; b is then unused).
 // `next`, if not null, is the next column block's weights: its rows are prefetched into L2 along
 // the way (weight rows are WStride apart, too far for the hardware stride prefetchers).
-template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, class W, class B>
+template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
 inline void linear_tile(const float* x, const W* w, const B* b, float* y, const W* next = nullptr) noexcept {
     batch acc[Rows][Vecs];
 #pragma GCC unroll 8
     for (int v = 0; v < Vecs; ++v) {
-        const batch bias = b != nullptr ? widen(b + index(v) * width) : batch(0.0f);
+        if constexpr (Resume) {
 #pragma GCC unroll 8
-        for (int r = 0; r < Rows; ++r) acc[r][v] = b != nullptr ? bias : load(y + index(r) * Out + index(v) * width);
+            for (int r = 0; r < Rows; ++r) acc[r][v] = load(y + index(r) * Out + index(v) * width);
+        } else {
+            const batch bias = widen(b + index(v) * width);
+#pragma GCC unroll 8
+            for (int r = 0; r < Rows; ++r) acc[r][v] = bias;
+        }
     }
     for (index i = 0; i < Len; ++i) {
         if (next != nullptr) {
@@ -96,11 +101,12 @@ inline void linear_tile(const float* x, const W* w, const B* b, float* y, const 
 
 // Rows x Vecs tiles for rows [0, rows) of one column block; a remainder of k < Rows rows is one
 // k x Vecs tile.
-template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, class W, class B, int K = Rows - 1>
+template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B,
+          int K = Rows - 1>
 inline void linear_remainder(const float* x, index k, const W* w, const B* b, float* y) noexcept {
     if constexpr (K > 0) {
-        if (k == K) linear_tile<Len, XStride, Out, WStride, K, Vecs>(x, w, b, y);
-        else linear_remainder<Len, XStride, Out, WStride, Rows, Vecs, W, B, K - 1>(x, k, w, b, y);
+        if (k == K) linear_tile<Len, XStride, Out, WStride, K, Vecs, Resume>(x, w, b, y);
+        else linear_remainder<Len, XStride, Out, WStride, Rows, Vecs, Resume, W, B, K - 1>(x, k, w, b, y);
     }
 }
 
@@ -118,8 +124,8 @@ inline void linear_column_block(const float* x, index rows, const W* w, const W*
 }
 
 // One column block through a packed panel: Len weight rows of the block (widened to float) are
-// copied next to each other, then every row tile runs its chains' next Len fmas on the copy.
-// Along the copy, the first next_rows rows of the weights needed after these (`next`, rows
+// copied next to each other, then every row tile runs its chains' next Len fmas on the copy:
+// from the bias b in the first chunk, from y (b null) in the later ones. Along the copy, the first next_rows rows of the weights needed after these (`next`, rows
 // WStride apart) are prefetched into L2, so that they arrive while the tiles run.
 template <int Len, int In, int Out, int WStride, int Rows, int Vecs, class W>
 inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* b, float* y, float* panel,
@@ -133,9 +139,15 @@ inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* 
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) store(panel + i * P + index(v) * width, widen(w + i * WStride + index(v) * width));
     }
-    index r = 0;
-    for (; r + Rows <= rows; r += Rows) linear_tile<Len, In, Out, P, Rows, Vecs>(x + r * In, panel, b, y + r * Out);
-    linear_remainder<Len, In, Out, P, Rows, Vecs>(x + r * In, rows - r, panel, b, y + r * Out);
+    const auto tiles = [&](auto resume) {
+        constexpr bool Resume = decltype(resume)::value;
+        index r = 0;
+        for (; r + Rows <= rows; r += Rows)
+            linear_tile<Len, In, Out, P, Rows, Vecs, Resume>(x + r * In, panel, b, y + r * Out);
+        linear_remainder<Len, In, Out, P, Rows, Vecs, Resume>(x + r * In, rows - r, panel, b, y + r * Out);
+    };
+    if (b != nullptr) tiles(std::false_type());
+    else tiles(std::true_type());  // a later chunk: the chains continue from y
 }
 
 // The chunks of the block at column c, linear_panel_rows weight rows at a time. The weights
