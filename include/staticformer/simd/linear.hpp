@@ -11,6 +11,7 @@
 // enter the same fma chain.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -40,14 +41,14 @@ constexpr int linear_wide_rows = 4, linear_wide_vecs = 3;
 // L1 set, so the panel cannot stay in L1 however small it is. So, for calls of at least
 // linear_pack_min_rows rows, each chunk of linear_panel_rows weight rows of the block is first
 // copied (widened to float) into a contiguous stack buffer of linear_panel_bytes (16 KiB),
-// which every row tile then reads. Measured on 128 rows (AVX2 build, Zen 4): mini ff1 57 -> 85
-// GFLOP/s, wide ff2 55 -> 90, the other projections +5..30%; chunks of 128 and 256 rows did
-// about equally, 64 worse. On fewer rows the copy costs more than it saves (mini ff1 on 12
-// rows: 57 -> 41, on 24: even). Whole encoder (AVX2, weights streamed from L3/memory, with the
-// prefetch of linear_panel_chunk): mini 12.9 -> 11.1 ms, wide 47.6 -> 38.7 ms (medians of 3
-// interleaved runs). AVX-512 tiles' 3-batch blocks (192 bytes of each row) lose with packing
-// (chunks of 128 rows: mini 9.0 -> 10.4 ms, small 1.2 -> 1.5 ms), so they read the weights in
-// place; AArch64 is not measured.
+// which every row tile then reads. Kernel rows of `make bench` (AVX2 build, 128 rows, before ->
+// after): mini ff1 92.9 -> 105 GFLOP/s, mini ff2 100 -> 104, wide ff1 98.2 -> 96.6, wide ff2
+// 75.3 -> 100. Whole encoder (bench_avx2 encoder/{mini,wide}/f32/simd/1, old and new binaries
+// alternated 4 times, medians): mini 13.3 -> 11.3 ms, wide 42.0 -> 39.3 ms. Chunks of 128 and
+// 256 rows did about equally, 64 worse. On fewer rows the copy costs more than it saves (mini
+// ff1 on 12 rows: 57 -> 41 GFLOP/s, on 24: even). AVX-512 tiles' 3-batch blocks (192 bytes of
+// each row) lose with packing (chunks of 128 rows: mini 9.0 -> 10.4 ms, small 1.2 -> 1.5 ms),
+// so they read the weights in place; AArch64 is not measured.
 #if defined(__AVX512F__) || defined(__aarch64__)
 constexpr bool linear_packs_panels = false;
 #else
@@ -110,6 +111,15 @@ inline void linear_remainder(const float* x, index k, const W* w, const B* b, fl
     }
 }
 
+// Rows [r0, rows) of one column block: whole Rows x Vecs tiles, then the remainder.
+template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
+inline void linear_row_tiles(const float* x, index r0, index rows, const W* w, const B* b, float* y) noexcept {
+    index r = r0;
+    for (; r + Rows <= rows; r += Rows)
+        linear_tile<Len, XStride, Out, WStride, Rows, Vecs, Resume>(x + r * XStride, w, b, y + r * Out);
+    linear_remainder<Len, XStride, Out, WStride, Rows, Vecs, Resume>(x + r * XStride, rows - r, w, b, y + r * Out);
+}
+
 // One column block, weights read in place.
 template <int In, int Out, int WStride, int Rows, int Vecs, class W>
 inline void linear_column_block(const float* x, index rows, const W* w, const W* b, float* y, index c) noexcept {
@@ -119,35 +129,26 @@ inline void linear_column_block(const float* x, index rows, const W* w, const W*
         linear_tile<In, In, Out, WStride, Rows, Vecs>(x, w + c, b + c, y + c, w + next);
         r = Rows;
     }
-    for (; r + Rows <= rows; r += Rows) linear_tile<In, In, Out, WStride, Rows, Vecs>(x + r * In, w + c, b + c, y + r * Out + c);
-    linear_remainder<In, In, Out, WStride, Rows, Vecs>(x + r * In, rows - r, w + c, b + c, y + r * Out + c);
+    linear_row_tiles<In, In, Out, WStride, Rows, Vecs>(x, r, rows, w + c, b + c, y + c);
 }
 
 // One column block through a packed panel: Len weight rows of the block (widened to float) are
 // copied next to each other, then every row tile runs its chains' next Len fmas on the copy:
-// from the bias b in the first chunk, from y (b null) in the later ones. Along the copy, the first next_rows rows of the weights needed after these (`next`, rows
-// WStride apart) are prefetched into L2, so that they arrive while the tiles run.
+// from the bias b in the first chunk, from y (b null) in the later ones. After the copy, the
+// first next_rows rows of the weights needed after these (`next`, rows WStride apart) are
+// prefetched into L2, so that they arrive while the tiles run.
 template <int Len, int In, int Out, int WStride, int Rows, int Vecs, class W>
 inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* b, float* y, float* panel,
                                const W* next, index next_rows) noexcept {
     constexpr int P = Vecs * width;
-    for (index i = 0; i < Len; ++i) {
-        if (i < next_rows) {
-#pragma GCC unroll 8
-            for (int v = 0; v < Vecs; ++v) __builtin_prefetch(next + i * WStride + index(v) * width, 0, 2);
-        }
+    for (index i = 0; i < Len; ++i)
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) store(panel + i * P + index(v) * width, widen(w + i * WStride + index(v) * width));
-    }
-    const auto tiles = [&](auto resume) {
-        constexpr bool Resume = decltype(resume)::value;
-        index r = 0;
-        for (; r + Rows <= rows; r += Rows)
-            linear_tile<Len, In, Out, P, Rows, Vecs, Resume>(x + r * In, panel, b, y + r * Out);
-        linear_remainder<Len, In, Out, P, Rows, Vecs, Resume>(x + r * In, rows - r, panel, b, y + r * Out);
-    };
-    if (b != nullptr) tiles(std::false_type());
-    else tiles(std::true_type());  // a later chunk: the chains continue from y
+    for (index i = 0; i < next_rows; ++i)
+#pragma GCC unroll 8
+        for (int v = 0; v < Vecs; ++v) __builtin_prefetch(next + i * WStride + index(v) * width, 0, 2);
+    if (b != nullptr) linear_row_tiles<Len, In, Out, P, Rows, Vecs>(x, 0, rows, panel, b, y);
+    else linear_row_tiles<Len, In, Out, P, Rows, Vecs, true>(x, 0, rows, panel, b, y);  // a later chunk: the chains continue from y
 }
 
 // The chunks of the block at column c, linear_panel_rows weight rows at a time. The weights
@@ -165,10 +166,10 @@ inline void linear_packed_block(const float* x, index rows, const W* w, const W*
         index next_rows = 0;
         if (k0 + Len < In) {
             next = w + (k0 + Len) * WStride + c;
-            next_rows = In - (k0 + Len) < K ? In - (k0 + Len) : K;
+            next_rows = std::min<index>(In - (k0 + Len), K);
         } else if (has_next_block) {
             next = w + next_block;
-            next_rows = In < K ? In : K;
+            next_rows = std::min<index>(In, K);
         }
         linear_panel_chunk<Len, In, Out, WStride, Rows, Vecs>(x + k0, rows, w + k0 * WStride + c,
                                                               k0 == 0 ? b + c : nullptr, y + c, panel, next, next_rows);
