@@ -240,8 +240,9 @@ void attention(benchmark::State& state) {
     const auto& a = layer0<Cfg>().attention;
     std::vector<std::int32_t> s(S);
     std::vector<std::int16_t> p(S);
-    std::vector<std::int8_t> ctx(std::size_t(S) * D), kt(std::size_t(D) * S);
-    K::template store_keys<D, Dh, S>(d.keys.data(), S, 0, kt.data());  // in K's layout
+    std::vector<std::int8_t> ctx(std::size_t(S) * D), kt(std::size_t(D) * S), v(std::size_t(S + S % 2) * D);
+    K::template store_keys<D, Dh, S>(d.keys.data(), S, 0, kt.data());  // in K's layouts
+    K::template store_values<D, Dh, S>(d.v.data(), S, 0, v.data());
     // Valid keys: a run-time value in the encoder, so hidden from the compiler here too, by a
     // volatile read. (With benchmark::DoNotOptimize(n) instead, GCC 12 -O3 once built the int8
     // version into code that ran the loops with a wrong n and crashed.)
@@ -252,7 +253,7 @@ void attention(benchmark::State& state) {
             for (int h = 0; h < H; ++h) {
                 K::template attention_scores<Dh, S>(d.q.data() + r * D + h * Dh, kt.data() + h * Dh * S, n, s.data());
                 K::softmax(s.data(), n, a.logits, p.data());
-                K::template attention_context<Dh, D>(p.data(), d.v.data() + h * Dh, n, a.context,
+                K::template attention_context<Dh, D>(p.data(), v.data() + h * Dh, n, a.context,
                                                      ctx.data() + r * D + h * Dh);
             }
         benchmark::DoNotOptimize(ctx.data());

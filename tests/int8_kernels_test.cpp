@@ -156,29 +156,50 @@ TEST(Int8SimdKernels, AttentionScores) {
     check_scores<64, 130>(8);
 }
 
-// Context of n probability rows against values with row stride VStride (HeadDim used).
-template <int HeadDim, int VStride>
+// Values of rows [0, stored) into each set's own layout (its store_values, in tiles of up to 5
+// rows, as the composition does), over a buffer of stale bytes.
+template <class K, int D, int HeadDim, int S>
+std::vector<std::int8_t> stored_values(const std::vector<std::int8_t>& v, int stored) {
+    std::vector<std::int8_t> buffer(std::size_t(S + S % 2) * D, std::int8_t(0x5a));
+    for (int j0 = 0; j0 < stored; j0 += 5)
+        K::template store_values<D, HeadDim, S>(v.data() + j0 * D, stored - j0 < 5 ? stored - j0 : 5, j0, buffer.data());
+    return buffer;
+}
+
+// Context of n probability rows for each head of HeadDim channels in rows of D (a D that is no
+// multiple of HeadDim leaves its last channels unread), with values stored by each set's
+// store_values: the first n rows (as the encoder stores them for n valid rows), and all S rows
+// (so that a kernel reading past key n - 1 meets real values).
+template <int HeadDim, int D, int S = 70>
 void check_context(std::uint64_t seed) {
     splitmix64 g{seed};
-    constexpr int S = 70;
     const sf::math::fixed_multiplier ms[] = {{0, 1},        {1, 1},           {2147483647, 62}, {1 << 30, 40},
                                              {1 << 20, 31}, {2147483647, 20}, {12345, 5}};
     for (fill f : fills) {
-        const std::vector<std::int8_t> v =
-            values(f, std::size_t(S - 1) * VStride + HeadDim, g);  // ends at the last row
+        const std::vector<std::int8_t> v = values(f, std::size_t(S) * D, g);  // row-major [S][D]
+        const std::vector<std::int8_t> all_ref = stored_values<ref, D, HeadDim, S>(v, S),
+                                       all_vec = stored_values<vec, D, HeadDim, S>(v, S);
         for (int pf = 0; pf < 3; ++pf) {
             std::vector<std::int16_t> p(S);
             for (int j = 0; j < S; ++j)
                 p[j] = pf == 0 ? 32767 : pf == 1 ? std::int16_t(g.next() >> 49) : std::int16_t(j % 3 ? 0 : 32767);
-            for (const auto& m : ms)
-                for (int n = 1; n <= S; n += n < 10 ? 1 : 9) {
-                    std::vector<std::int8_t> a(HeadDim, 7), b(HeadDim, 9);
-                    ref::attention_context<HeadDim, VStride>(p.data(), v.data(), n, m, a.data());
-                    vec::attention_context<HeadDim, VStride>(p.data(), v.data(), n, m, b.data());
-                    ASSERT_EQ(std::memcmp(a.data(), b.data(), HeadDim), 0)
-                        << "HeadDim " << HeadDim << " n " << n << " m " << m.multiplier << " shift " << m.shift
-                        << " fill " << int(f) << " probabilities " << pf;
-                }
+            for (int n = 1; n <= S; n += n < 10 ? 1 : 9) {
+                const std::vector<std::int8_t> first_ref = stored_values<ref, D, HeadDim, S>(v, n),
+                                               first_vec = stored_values<vec, D, HeadDim, S>(v, n);
+                for (const auto& m : ms)
+                    for (int h = 0; (h + 1) * HeadDim <= D; ++h)
+                        for (int stored_all = 0; stored_all < 2; ++stored_all) {
+                            const std::int8_t* vr = (stored_all ? all_ref : first_ref).data() + h * HeadDim;
+                            const std::int8_t* vv = (stored_all ? all_vec : first_vec).data() + h * HeadDim;
+                            std::vector<std::int8_t> a(HeadDim, 7), b(HeadDim, 9);
+                            ref::attention_context<HeadDim, D>(p.data(), vr, n, m, a.data());
+                            vec::attention_context<HeadDim, D>(p.data(), vv, n, m, b.data());
+                            ASSERT_EQ(std::memcmp(a.data(), b.data(), HeadDim), 0)
+                                << "HeadDim " << HeadDim << " D " << D << " S " << S << " head " << h << " n " << n
+                                << " m " << m.multiplier << " shift " << m.shift << " fill " << int(f)
+                                << " probabilities " << pf << " rows stored " << (stored_all ? S : n);
+                        }
+            }
         }
     }
 }
@@ -192,12 +213,18 @@ TEST(Int8SimdKernels, AttentionContext) {
     check_context<32, 384>(16);
     check_context<33, 65>(17);
     check_context<64, 257>(18);
+    check_context<32, 64>(19);
+    check_context<64, 256>(20);
+    check_context<96, 192>(21);
+    check_context<128, 256>(22);
+    check_context<32, 96, 69>(23);  // an odd number of rows
 }
 
 // The composition's sequence: scores, the reference softmax of an all-equal row, context.
 TEST(Int8SimdKernels, AttentionAllEqualScores) {
-    constexpr int Dh = 16, S = 40;
+    constexpr int Dh = 32, S = 40;
     std::vector<std::int8_t> q(Dh, 1), keys(std::size_t(S) * Dh, 3), v(std::size_t(S) * Dh, -128), a(Dh), b(Dh);
+    const std::vector<std::int8_t> v1 = stored_values<ref, Dh, Dh, S>(v, S), v2 = stored_values<vec, Dh, Dh, S>(v, S);
     std::vector<std::int8_t> kt1(keys.size()), kt2(keys.size());
     ref::store_keys<Dh, Dh, S>(keys.data(), S, 0, kt1.data());
     vec::store_keys<Dh, Dh, S>(keys.data(), S, 0, kt2.data());
@@ -210,8 +237,8 @@ TEST(Int8SimdKernels, AttentionAllEqualScores) {
         ref::softmax(s1.data(), n, {1 << 30, 40}, p1.data());
         vec::softmax(s2.data(), n, {1 << 30, 40}, p2.data());
         ASSERT_EQ(std::memcmp(p1.data(), p2.data(), sizeof(std::int16_t) * n), 0);
-        ref::attention_context<Dh, Dh>(p1.data(), v.data(), n, {1 << 28, 29}, a.data());
-        vec::attention_context<Dh, Dh>(p2.data(), v.data(), n, {1 << 28, 29}, b.data());
+        ref::attention_context<Dh, Dh>(p1.data(), v1.data(), n, {1 << 28, 29}, a.data());
+        vec::attention_context<Dh, Dh>(p2.data(), v2.data(), n, {1 << 28, 29}, b.data());
         ASSERT_EQ(a, b) << n;
     }
 }

@@ -203,6 +203,47 @@ void check_case(const char* name) {
 STATICFORMER_TEST_CASES(BIT_EXACT_TEST)
 #undef BIT_EXACT_TEST
 
+// ---- the tile and the kernel set's layouts never change a result -----------------------------
+
+template <class Backend, int Tile, class Cfg>
+std::vector<std::int8_t> run_int8_tile(const std::vector<std::int8_t>& x, int valid_len) {
+    static sf::workspace_int8<Cfg, Tile> ws;
+    std::vector<std::int8_t> y(x.size(), 99);
+    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg, sf::int8>(), ws, x.data(), y.data(), valid_len), sf::status::ok);
+    return y;
+}
+
+// Tiles of 1 row, of 4 and 5 rows (odd first rows of a tile, a lone last row) and of the whole
+// sequence, both backends, every valid length from 1 to seq_len: the reference's bytes at its
+// default tile. The simd kernel set may keep keys and values in layouts of its own (values in
+// pairs of rows when head_dim is a multiple of 32 on AVX-512 VNNI: paired_head_dim).
+template <class Cfg>
+void check_int8_tiles(const char* name) {
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
+        for (int n = 1; n <= Cfg::seq_len; ++n) {
+            const auto expected = run_int8_tile<sf::reference, sf::tile_for<Cfg, sf::reference>, Cfg>(x, n);
+            const std::vector<std::int8_t> outputs[] = {
+                run_int8_tile<sf::reference, 5, Cfg>(x, n),
+#if STATICFORMER_HAS_SIMD
+                run_int8_tile<sf::simd, 1, Cfg>(x, n), run_int8_tile<sf::simd, 4, Cfg>(x, n),
+                run_int8_tile<sf::simd, 5, Cfg>(x, n), run_int8_tile<sf::simd, Cfg::seq_len, Cfg>(x, n),
+#endif
+            };
+            for (const auto& y : outputs)
+                ASSERT_EQ(y, expected) << name << " output " << (&y - outputs) << ", valid_len " << n << ", "
+                                       << name_of(kind);
+        }
+    }
+}
+
+using paired_head_dim = sf::encoder_config<64, 2, 96, 15, 2, sf::pre_norm, sf::gelu, sf::final_norm>;  // head_dim 32
+
+TEST(Int8EncoderTile, NeverChangesResult) {
+    check_int8_tiles<paired_head_dim>("paired_head_dim");  // seq_len 15: odd
+    check_int8_tiles<long_gelu>("long_gelu");              // head_dim 20, seq_len 37, post-norm
+}
+
 TEST(Int8Encoder, StatusAndInPlace) {
     using cfg = odd_pre_gelu;
     sf::encoder<cfg, sf::int8> enc{weights_for<cfg, sf::int8>()};

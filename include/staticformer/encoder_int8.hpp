@@ -24,14 +24,15 @@ struct workspace_int8 {
     static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int tile = Tile;
-    alignas(64) std::int8_t keys_t[D * S];  // keys, in the kernel set's layout (K::store_keys)
-    alignas(64) std::int8_t values[S * D];  // values[j * D + c]
-    alignas(64) std::int8_t normed[T * D];  // LayerNorm of a tile (pre-norm)
-    alignas(64) std::int8_t query[T * D];   // queries of a tile, overwritten head by head by their context
-    alignas(64) std::int8_t proj[T * D];    // keys of a tile; output projection and FFN output of a tile
-    alignas(64) std::int8_t hidden[T * F];  // FFN hidden layer of a tile
-    alignas(64) std::int32_t scores[S];     // one row of attention scores, then their exponentials
-    alignas(64) std::int16_t probs[S];      // one row of Q15 attention probabilities
+    static constexpr int value_rows = S + S % 2;  // even: a kernel set may store values in pairs of rows
+    alignas(64) std::int8_t keys_t[D * S];            // keys, in the kernel set's layout (K::store_keys)
+    alignas(64) std::int8_t values[value_rows * D];   // values, in the kernel set's layout (K::store_values)
+    alignas(64) std::int8_t normed[T * D];            // LayerNorm of a tile (pre-norm)
+    alignas(64) std::int8_t query[T * D];             // queries of a tile, overwritten head by head by their context
+    alignas(64) std::int8_t proj[T * D];              // keys, then values of a tile; output projection, FFN output
+    alignas(64) std::int8_t hidden[T * F];            // FFN hidden layer of a tile
+    alignas(64) std::int32_t scores[S];               // one row of attention scores, then their exponentials
+    alignas(64) std::int16_t probs[S];                // one row of Q15 attention probabilities
 };
 
 template <class Cfg, class Backend = default_backend>
@@ -62,7 +63,8 @@ struct composition_int8 {
             const std::int8_t* src = block_input(y + r0 * D, rows, w.norm1, ws.normed);
             K::linear(src, rows, w.key, ws.proj);
             K::template store_keys<D, Dh, S>(ws.proj, rows, r0, ws.keys_t);
-            K::linear(src, rows, w.value, ws.values + r0 * D);
+            K::linear(src, rows, w.value, ws.proj);
+            K::template store_values<D, Dh, S>(ws.proj, rows, r0, ws.values);
         }
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "../config.hpp"
 #include "../math/fixed_point.hpp"
@@ -120,6 +121,15 @@ inline void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) 
         for (int c = 0; c < D; ++c) kt[c * S + j0 + r] = k[r * D + c];
 }
 
+// Values of rows [j0, j0 + rows) (row-major, D values apart) into the values buffer, in the
+// layout attention_context reads: here row-major, values[j * D + c]. The layout is the kernel
+// set's; in every layout head h's values start at values + h * HeadDim, with VStride = D, and
+// the buffer has room for an even number of rows (workspace_int8::values).
+template <int D, int HeadDim, int S>
+inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+    std::memcpy(values + j0 * D, v, std::size_t(rows) * D);
+}
+
 // s[j] = sum_d q[d] * kt[d * KStride + j] for the n valid keys (keys stored transposed).
 template <int HeadDim, int KStride>
 inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
@@ -205,6 +215,10 @@ struct int8_kernel_set<reference> {
     template <int D, int HeadDim, int S>
     static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
         kernels::reference::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+        kernels::reference::store_values<D, HeadDim, S>(v, rows, j0, values);
     }
     template <int HeadDim, int KStride>
     static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {

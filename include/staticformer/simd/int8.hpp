@@ -24,6 +24,10 @@ struct int8_kernel_set<simd> : int8_kernel_set<reference> {
     static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
         kernels::simd_int8::store_keys<D, HeadDim, S>(k, rows, j0, kt);
     }
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+        kernels::simd_int8::store_values<D, HeadDim, S>(v, rows, j0, values);
+    }
     template <int HeadDim, int KStride>
     static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
         kernels::simd_int8::attention_scores<HeadDim, KStride>(q, kt, n, s);
