@@ -1,11 +1,11 @@
 // staticformer: the int8 residual add and LayerNorm with intrinsics (optimised; bit-identical to
 // reference/int8.hpp).
 //   add:        acc = (x - x_zero_point) x_multiplier + (a - a_zero_point) a_multiplier, then the
-//               vector rescale by 1 and the output's zero point, lane by lane.
+//               rescale by 1 (round_shift: 32-bit lanes) and the output's zero point, lane by lane.
 //   layer_norm: the row's sum and sum of squares with VPMADDWD; the statistics' isqrt and 2^40 / den
 //               in double arithmetic where it is exact (layer_norm_den, layer_norm_reciprocal);
 //               the outputs z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes),
-//               z * gamma + beta, rescale.
+//               z * gamma + beta, the rescale by 1 (round_shift).
 //   activate:   (any x86 build with AVX-512 VBMI) the table lookup table[x + 128] with two VPERMI2B per 64 values.
 // Elements that fill no whole vector use masks (AVX-512) or the reference kernel.
 #pragma once
@@ -67,8 +67,8 @@ inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
 inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const rescale16_params k(p.shift);
-    const __m512i one = _mm512_set1_epi32(1), zero_point = _mm512_set1_epi32(p.output_zero_point);
+    const round_shift_params k(p.shift);
+    const __m512i zero_point = _mm512_set1_epi32(p.output_zero_point);
     const __m512i xz = _mm512_set1_epi32(p.x_zero_point), az = _mm512_set1_epi32(p.a_zero_point);
     const __m512i xm = _mm512_set1_epi32(p.x_multiplier), am = _mm512_set1_epi32(p.a_multiplier);
     for (int i = 0; i < n; i += 16) {
@@ -77,15 +77,16 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
         const __m512i av = _mm512_maskz_cvtepi8_epi32(all16, _mm_maskz_loadu_epi8(m, a + i));
         const __m512i acc = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(xv, xz), xm),
                                              _mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(av, az), am));
-        const __m512i q = _mm512_add_epi32(rescale16(acc, one, k), zero_point);
+        const __m512i q = _mm512_add_epi32(round_shift16(acc, k), zero_point);
         _mm_mask_storeu_epi8(x + i, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
     }
 }
 
-// z for eight values, in the low halves of 64-bit lanes (VPMULLQ).
+// z for eight values, in the low halves of 64-bit lanes (N x: VPMULDQ; centred x reciprocal:
+// VPMULLQ).
 inline __m512i layer_norm_z8(__m128i x8, std::int64_t n, reference::norm_stats_int8 st) noexcept {
     const __m512i x64 = _mm512_maskz_cvtepi8_epi64(all8, x8);
-    const __m512i centred = _mm512_sub_epi64(_mm512_maskz_mullo_epi64(all8, x64, _mm512_set1_epi64(n)), _mm512_set1_epi64(st.sum));
+    const __m512i centred = _mm512_sub_epi64(_mm512_maskz_mul_epi32(all8, x64, _mm512_set1_epi64(n)), _mm512_set1_epi64(st.sum));
     const __m512i prod = _mm512_add_epi64(_mm512_maskz_mullo_epi64(all8, centred, _mm512_set1_epi64(st.reciprocal)),
                                           _mm512_set1_epi64(std::int64_t(1) << 31));
     return _mm512_maskz_srai_epi64(all8, prod, 32);
@@ -106,8 +107,8 @@ inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const l
 
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
-    const rescale16_params k(p.shift);
-    const __m512i one = _mm512_set1_epi32(1), zero_point = _mm512_set1_epi32(p.output_zero_point);
+    const round_shift_params k(p.shift);
+    const __m512i zero_point = _mm512_set1_epi32(p.output_zero_point);
     const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const auto stats_of = [&p](const std::int8_t* xr) { return layer_norm_stats(xr, p); };
     layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr) {
@@ -118,7 +119,7 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
                                                         layer_norm_z8(_mm_srli_si128(x16, 8), N, st));
             const __m512i gamma = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, p.gamma + c));
             const __m512i acc = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, z, gamma), _mm512_maskz_loadu_epi32(m, p.beta + c));
-            const __m512i q = _mm512_add_epi32(rescale16(acc, one, k), zero_point);
+            const __m512i q = _mm512_add_epi32(round_shift16(acc, k), zero_point);
             _mm_mask_storeu_epi8(yr + c, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
         }
     });
@@ -129,8 +130,8 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
 #elif defined(STATICFORMER_INT8_X86)
 
 inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const rescale8_params k(p.shift);
-    const __m256i one = _mm256_set1_epi32(1), zero_point = _mm256_set1_epi32(p.output_zero_point);
+    const round_shift_params k(p.shift);
+    const __m256i zero_point = _mm256_set1_epi32(p.output_zero_point);
     const __m256i xz = _mm256_set1_epi32(p.x_zero_point), az = _mm256_set1_epi32(p.a_zero_point);
     const __m256i xm = _mm256_set1_epi32(p.x_multiplier), am = _mm256_set1_epi32(p.a_multiplier);
     int i = 0;
@@ -139,7 +140,7 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
         const __m256i av = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + i)));
         const __m256i acc = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(xv, xz), xm),
                                              _mm256_mullo_epi32(_mm256_sub_epi32(av, az), am));
-        store8_int8(x + i, _mm256_add_epi32(rescale8(acc, one, k), zero_point));
+        store8_int8(x + i, _mm256_add_epi32(round_shift8(acc, k), zero_point));
     }
     if (i < n) reference::add(x + i, a + i, n - i, p);
 }
@@ -178,8 +179,8 @@ inline __m256i layer_norm_z8(__m256i centred, __m256i lo, __m256i hi) noexcept {
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
     static_assert(N < (1 << 22), "centred values N x - sum must fit 32 bits");
-    const rescale8_params k(p.shift);
-    const __m256i one = _mm256_set1_epi32(1), zero_point = _mm256_set1_epi32(p.output_zero_point);
+    const round_shift_params k(p.shift);
+    const __m256i zero_point = _mm256_set1_epi32(p.output_zero_point);
     const __m256i n = _mm256_set1_epi32(N);
     const auto stats_of = [&p](const std::int8_t* xr) { return layer_norm_stats(xr, p); };
     layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr) {
@@ -191,7 +192,7 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
             const __m256i z = layer_norm_z8(_mm256_sub_epi32(_mm256_mullo_epi32(x8, n), sum), lo, hi);
             const __m256i acc = _mm256_add_epi32(_mm256_mullo_epi32(z, load8_int16(p.gamma + c)),
                                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.beta + c)));
-            store8_int8(yr + c, _mm256_add_epi32(rescale8(acc, one, k), zero_point));
+            store8_int8(yr + c, _mm256_add_epi32(round_shift8(acc, k), zero_point));
         }
         for (; c < N; ++c) yr[c] = reference::layer_norm_output(xr[c], st, p, c);
     });

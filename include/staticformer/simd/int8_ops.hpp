@@ -95,6 +95,21 @@ inline __m256i rescale8(__m256i acc, __m256i m, const rescale8_params& k) noexce
     return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
 }
 
+// rescale(acc, 1, shift) for shift >= 1, in 32-bit lanes: (acc + 2^(shift-1)) >> shift is
+// floor(acc / 2^shift) plus bit shift - 1 of acc (floor(x + 1/2) of x = acc / 2^shift), and lies
+// within [-2^30, 2^30] for any 32-bit acc, so it is never clamped. Shifts of 32 or more fill
+// with the sign, which keeps both terms right.
+struct round_shift_params {
+    __m128i count, below;
+    explicit round_shift_params(std::int32_t shift) noexcept
+        : count(_mm_cvtsi32_si128(shift)), below(_mm_cvtsi32_si128(shift - 1)) {}
+};
+
+inline __m256i round_shift8(__m256i acc, const round_shift_params& k) noexcept {
+    return _mm256_add_epi32(_mm256_sra_epi32(acc, k.count),
+                            _mm256_and_si256(_mm256_sra_epi32(acc, k.below), _mm256_set1_epi32(1)));
+}
+
 // Saturates 8 int32 lanes to int8 and stores them.
 inline void store8_int8(std::int8_t* y, __m256i v) noexcept {
     const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -150,6 +165,11 @@ inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noex
     even = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(even, k.round), k.count));
     odd = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(odd, k.round), k.count));
     return _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+}
+
+inline __m512i round_shift16(__m512i acc, const round_shift_params& k) noexcept {
+    return _mm512_add_epi32(_mm512_maskz_sra_epi32(all16, acc, k.count),
+                            _mm512_and_si512(_mm512_maskz_sra_epi32(all16, acc, k.below), _mm512_set1_epi32(1)));
 }
 
 inline __mmask16 mask16(int n) noexcept { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1); }
