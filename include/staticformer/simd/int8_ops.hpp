@@ -175,13 +175,25 @@ inline __m512i round_shift16(__m512i acc, const round_shift_params& k) noexcept 
 inline __mmask16 mask16(int n) noexcept { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1); }
 inline __mmask32 mask32(int n) noexcept { return n >= 32 ? __mmask32(0xffffffff) : __mmask32((1u << n) - 1); }
 
-// Lanes reduced in memory (the 512 -> 256-bit extracts trip GCC 12's -Wuninitialized too).
+// Lanes reduced in registers: each step adds (or takes the max of) the vector and a copy with
+// halves swapped, 256-bit, 128-bit, 64-bit and 32-bit ones, so every lane ends with the total.
+// (No 512 -> 256-bit extracts: they trip GCC 12's -Wuninitialized too. A reduction through
+// memory, one 64-byte store and sixteen 4-byte loads, cost 8.5% of the tiny int8 encoder.)
+template <class Op>
+inline std::int32_t reduce16(__m512i v, Op op) noexcept {
+    v = op(v, _mm512_maskz_shuffle_i32x4(all16, v, v, 0x4e));
+    v = op(v, _mm512_maskz_shuffle_i32x4(all16, v, v, 0xb1));
+    v = op(v, _mm512_maskz_shuffle_epi32(all16, v, _MM_PERM_BADC));
+    v = op(v, _mm512_maskz_shuffle_epi32(all16, v, _MM_PERM_CDAB));
+    return _mm512_cvtsi512_si32(v);
+}
+
 inline std::int32_t hsum16(__m512i v) noexcept {
-    alignas(64) std::int32_t lane[16];
-    _mm512_store_si512(lane, v);
-    std::int32_t sum = 0;
-    for (int k = 0; k < 16; ++k) sum += lane[k];
-    return sum;
+    return reduce16(v, [](__m512i a, __m512i b) { return _mm512_add_epi32(a, b); });
+}
+
+inline std::int32_t hmax16(__m512i v) noexcept {
+    return reduce16(v, [](__m512i a, __m512i b) { return _mm512_maskz_max_epi32(all16, a, b); });
 }
 
 #endif

@@ -20,15 +20,7 @@ namespace simd_int8 {
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
-// The maskz forms throughout: see all16 in int8_ops.hpp (GCC 12's -Wuninitialized; the casts
-// and extracts between 512 and 256 bits have the same trouble, so lanes are reduced in memory).
-inline std::int32_t hmax16(__m512i v) noexcept {
-    alignas(64) std::int32_t lane[16];
-    _mm512_store_si512(lane, v);
-    std::int32_t m = lane[0];
-    for (int k = 1; k < 16; ++k) m = lane[k] > m ? lane[k] : m;
-    return m;
-}
+// The maskz forms throughout: see all16 in int8_ops.hpp (GCC 12's -Wuninitialized).
 
 inline __m512i exp2_neg_q16_16(__m512i u) noexcept {
     const __m512i whole = _mm512_maskz_srli_epi32(all16, u, 16);
