@@ -218,6 +218,8 @@ TEST(Int8SimdKernels, AttentionContext) {
     check_context<96, 192>(21);
     check_context<128, 256>(22);
     check_context<32, 96, 69>(23);  // an odd number of rows
+    check_context<16, 48, 69>(24);
+    check_context<48, 96>(25);
 }
 
 // The composition's sequence: scores, the reference softmax of an all-equal row, context.

@@ -216,7 +216,7 @@ std::vector<std::int8_t> run_int8_tile(const std::vector<std::int8_t>& x, int va
 // Tiles of 1 row, of 4 and 5 rows (odd first rows of a tile, a lone last row) and of the whole
 // sequence, both backends, every valid length from 1 to seq_len: the reference's bytes at its
 // default tile. The simd kernel set may keep keys and values in layouts of its own (values in
-// pairs of rows when head_dim is a multiple of 32 on AVX-512 VNNI: paired_head_dim).
+// pairs of rows when head_dim is a multiple of 16 on x86: paired_head_dim, paired_head_dim16).
 template <class Cfg>
 void check_int8_tiles(const char* name) {
     for (input_kind kind : {input_kind::normal, input_kind::large}) {
@@ -238,9 +238,11 @@ void check_int8_tiles(const char* name) {
 }
 
 using paired_head_dim = sf::encoder_config<64, 2, 96, 15, 2, sf::pre_norm, sf::gelu, sf::final_norm>;  // head_dim 32
+using paired_head_dim16 = sf::encoder_config<48, 3, 64, 11, 1, sf::post_norm, sf::relu>;                // head_dim 16
 
 TEST(Int8EncoderTile, NeverChangesResult) {
-    check_int8_tiles<paired_head_dim>("paired_head_dim");  // seq_len 15: odd
+    check_int8_tiles<paired_head_dim>("paired_head_dim");      // seq_len 15: odd
+    check_int8_tiles<paired_head_dim16>("paired_head_dim16");  // seq_len 11
     check_int8_tiles<long_gelu>("long_gelu");              // head_dim 20, seq_len 37, post-norm
 }
 

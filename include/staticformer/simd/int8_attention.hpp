@@ -22,14 +22,15 @@
 // tiny 14.9 -> 12.2 us, mini 291 -> 250 us). Otherwise the keys are transposed as in the
 // reference.
 //
-// The values' layout is the kernel set's too (store_values). With AVX-512 VNNI and a head
-// dimension that is a multiple of 32, keys 2m and 2m + 1 share the two rows 2m, 2m + 1 of the
-// buffer: for each block of 16 channels, their values interleaved byte by byte (32 bytes), the
-// even blocks of each 32 channels in row 2m, the odd ones in row 2m + 1 (paired_offset), so
-// head h still starts at h * head_dim with rows D apart. A key pair is then one 32-byte load,
-// VPMOVSXBW and VPDPWSSD per 16 channels, instead of two loads, two unpacks and an insert
-// (context, mini: 128 -> 57 us per layer; attention kernel: mini 260 -> 175 us, small 47 ->
-// 36 us). An odd last key's partner is zero (store_values) with a zero probability.
+// The values' layout is the kernel set's too (store_values). On x86, with a head dimension
+// that is a multiple of 16 (of 32 for the 512-bit form), keys 2m and 2m + 1 share the two rows
+// 2m, 2m + 1 of the buffer: for each block of G channels (G = 16 with AVX-512 VNNI and
+// head_dim % 32 == 0, else 8), their values interleaved byte by byte, the even blocks of each
+// 2G channels in row 2m, the odd ones in row 2m + 1 (paired_offset), so head h still starts at
+// h * head_dim with rows D apart. A key pair is then one load, VPMOVSXBW and VPDPWSSD (or
+// VPMADDWD) per G channels, instead of two loads, two unpacks and an insert (AVX-512, G = 16:
+// context, mini: 128 -> 57 us per layer; attention kernel: mini 260 -> 175 us, small 47 -> 36
+// us). An odd last key's partner is zero (store_values) with a zero probability.
 #pragma once
 
 #include <cstring>
@@ -76,59 +77,132 @@ inline void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) 
     }
 }
 
-#if defined(STATICFORMER_INT8_AVX512VNNI)
+// Paired values (x86): keys 2m and 2m + 1 share rows 2m and 2m + 1 of the buffer. For each
+// block of G channels, their values are interleaved byte by byte (2G bytes), even blocks of each
+// 2G channels in row 2m, odd ones in row 2m + 1: channel c of key j at row 2 (j / 2) + c / G % 2,
+// byte 2G (c / 2G) + 2 (c % G) + j % 2. G = 16 (a 512-bit vector of pairs) with AVX-512 VNNI and
+// head_dim % 32 == 0, else G = 8 (256-bit) with head_dim % 16 == 0; 0: row-major.
+#if defined(STATICFORMER_INT8_X86)
 template <int HeadDim, int VStride>
-constexpr bool paired_values = HeadDim % 32 == 0 && VStride % 32 == 0;
+constexpr int paired_granule =
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+    HeadDim % 32 == 0 && VStride % 32 == 0 ? 16 :
+#endif
+    HeadDim % 16 == 0 && VStride % 16 == 0 ? 8 : 0;
+#else
+template <int HeadDim, int VStride>
+constexpr int paired_granule = 0;
+#endif
 
-// Paired values: channel c of key j at pair row 2 (j / 2) + c / 16 % 2, byte 32 (c / 32) +
-// 2 (c % 16) + j % 2 (D bytes per row, as row-major).
-template <int D>
+template <int D, int G>
 constexpr int paired_offset(int j, int c) {
-    return (j - j % 2 + c / 16 % 2) * D + c / 32 * 32 + c % 16 * 2 + j % 2;
+    return (j - j % 2 + c / G % 2) * D + c / (2 * G) * (2 * G) + c % G * 2 + j % 2;
 }
 
+#if defined(STATICFORMER_INT8_X86)
 // Rows [j0, j0 + rows) into paired values; a lone first row of a pair gets a zero partner (its
 // probability is 0 too: the zero keeps the buffer defined).
-template <int D>
+template <int D, int G>
 inline void store_values_paired(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
     int r = 0;
     if (j0 % 2 == 1) {  // the second of a pair whose first came with the previous rows
-        for (int c = 0; c < D; ++c) values[paired_offset<D>(j0, c)] = v[c];
+        for (int c = 0; c < D; ++c) values[paired_offset<D, G>(j0, c)] = v[c];
         r = 1;
     }
-    for (; r + 2 <= rows; r += 2) {  // whole pairs, 32 channels at a time
+    for (; r + 2 <= rows; r += 2) {  // whole pairs, 2G channels at a time
         std::int8_t* pair = values + (j0 + r) * D;
-        for (int c = 0; c < D; c += 32) {
-            const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + r * D + c));
-            const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + (r + 1) * D + c));
-            // per 128-bit lane L: lo holds channels 16 L .. 16 L + 7 of a and b interleaved, hi the next 8
-            const __m256i lo = _mm256_unpacklo_epi8(a, b), hi = _mm256_unpackhi_epi8(a, b);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + c), _mm256_permute2x128_si256(lo, hi, 0x20));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + D + c), _mm256_permute2x128_si256(lo, hi, 0x31));
+        for (int c = 0; c < D; c += 2 * G) {
+            if constexpr (G == 16) {
+                const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + r * D + c));
+                const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + (r + 1) * D + c));
+                // per 128-bit lane L: lo holds channels 16 L .. 16 L + 7 of a and b interleaved, hi the next 8
+                const __m256i lo = _mm256_unpacklo_epi8(a, b), hi = _mm256_unpackhi_epi8(a, b);
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + c), _mm256_permute2x128_si256(lo, hi, 0x20));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + D + c), _mm256_permute2x128_si256(lo, hi, 0x31));
+            } else {
+                const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + r * D + c));
+                const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + (r + 1) * D + c));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(pair + c), _mm_unpacklo_epi8(a, b));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(pair + D + c), _mm_unpackhi_epi8(a, b));
+            }
         }
     }
     if (r < rows) {  // the first of a pair: its partner comes with the next rows, or stays zero
         for (int c = 0; c < D; ++c) {
-            values[paired_offset<D>(j0 + r, c)] = v[r * D + c];
-            values[paired_offset<D>(j0 + r + 1, c)] = 0;
+            values[paired_offset<D, G>(j0 + r, c)] = v[r * D + c];
+            values[paired_offset<D, G>(j0 + r + 1, c)] = 0;
         }
     }
 }
-#else
-template <int HeadDim, int VStride>
-constexpr bool paired_values = false;
 #endif
 
 template <int D, int HeadDim, int S>
 inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
-#if defined(STATICFORMER_INT8_AVX512VNNI)
-    if constexpr (paired_values<HeadDim, D>) {
-        store_values_paired<D>(v, rows, j0, values);
+#if defined(STATICFORMER_INT8_X86)
+    if constexpr (paired_granule<HeadDim, D> > 0) {
+        store_values_paired<D, paired_granule<HeadDim, D>>(v, rows, j0, values);
         return;
     }
 #endif
     reference::store_values<D, HeadDim, S>(v, rows, j0, values);
 }
+
+// (p[j], p[j + 1]) as one 32-bit lane: the probability pair of a key pair.
+inline std::int32_t probability_pair(const std::int16_t* p, int j) noexcept {
+    std::int32_t two;
+    std::memcpy(&two, p + j, 4);
+    return two;
+}
+
+#if defined(STATICFORMER_INT8_X86)
+// Paired values of granule 8: for each block of 8 channels, keys j and j + 1 (j even) are one
+// 16-byte load, sign-extended to 16-bit pairs and multiplied by the probability pair (VPDPWSSD,
+// or VPMADDWD and an add). Blocks x Chains accumulators, pairs round-robin over the chains.
+inline __m256i dot_pairs8(__m256i acc, __m256i pairs, __m256i pp) noexcept {
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+    return _mm256_dpwssd_epi32(acc, pairs, pp);
+#elif defined(STATICFORMER_INT8_AVXVNNI)
+    return _mm256_dpwssd_avx_epi32(acc, pairs, pp);
+#else
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, pp));
+#endif
+}
+
+template <int HeadDim, int VStride>
+inline void attention_context_paired8(const std::int16_t* p, const std::int8_t* v, int n,
+                                      math::fixed_multiplier context, std::int8_t* ctx) noexcept {
+    constexpr int Blocks = HeadDim / 8, Chains = Blocks >= 8 ? 1 : 8 / Blocks;
+    __m256i acc[Chains][Blocks];
+#pragma GCC unroll 8
+    for (int c = 0; c < Chains; ++c)
+#pragma GCC unroll 16
+        for (int b = 0; b < Blocks; ++b) acc[c][b] = _mm256_setzero_si256();
+    const auto pair = [&](int c, int j, std::int32_t probabilities) {
+        const __m256i pp = _mm256_set1_epi32(probabilities);
+        const std::int8_t* row = v + j * VStride;  // channel block b: row + (b % 2) * VStride + (b / 2) * 16
+#pragma GCC unroll 16
+        for (int b = 0; b < Blocks; ++b) {
+            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + b % 2 * VStride + b / 2 * 16));
+            acc[c][b] = dot_pairs8(acc[c][b], _mm256_cvtepi8_epi16(bytes), pp);
+        }
+    };
+    int j = 0;
+    for (; j + 2 * Chains <= n; j += 2 * Chains)
+#pragma GCC unroll 8
+        for (int c = 0; c < Chains; ++c) pair(c, j + 2 * c, probability_pair(p, j + 2 * c));
+    for (; j + 2 <= n; j += 2) pair(0, j, probability_pair(p, j));
+    if (j < n) pair(0, j, std::uint16_t(p[j]));  // the last key alone: its partner's probability is 0
+    const rescale8_params k(context.shift);
+    const __m256i mv = _mm256_set1_epi32(context.multiplier);
+#pragma GCC unroll 16
+    for (int b = 0; b < Blocks; ++b) {
+        __m256i sum = acc[0][b];
+#pragma GCC unroll 8
+        for (int c = 1; c < Chains; ++c) sum = _mm256_add_epi32(sum, acc[c][b]);
+        store8_int8(ctx + 8 * b, rescale8(sum, mv, k));
+    }
+}
+#endif
 
 #endif
 
@@ -208,12 +282,12 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     else attention_scores_transposed<HeadDim, KStride>(q, kt, n, s);
 }
 
-// Paired values: for each block of 16 channels, keys j and j + 1 (j even) are one 32-byte load,
+// Paired values of granule 16: for each block of 16 channels, keys j and j + 1 (j even) are one 32-byte load,
 // sign-extended to 16-bit pairs for VPDPWSSD with the probability pair. Blocks x Chains
 // accumulators: Chains independent chains per block (pairs round-robin), added at the end.
 template <int HeadDim, int VStride>
-inline void attention_context_paired(const std::int16_t* p, const std::int8_t* v, int n,
-                                     math::fixed_multiplier context, std::int8_t* ctx) noexcept {
+inline void attention_context_paired16(const std::int16_t* p, const std::int8_t* v, int n,
+                                       math::fixed_multiplier context, std::int8_t* ctx) noexcept {
     constexpr int Blocks = HeadDim / 16, Chains = Blocks >= 8 ? 1 : 8 / Blocks;
     __m512i acc[Chains][Blocks];
 #pragma GCC unroll 8
@@ -229,16 +303,11 @@ inline void attention_context_paired(const std::int16_t* p, const std::int8_t* v
             acc[c][b] = _mm512_dpwssd_epi32(acc[c][b], _mm512_maskz_cvtepi8_epi16(~__mmask32(0), bytes), pp);
         }
     };
-    const auto pair_of = [&](int j) {  // (p[j], p[j + 1]) as one 32-bit lane
-        std::int32_t two;
-        std::memcpy(&two, p + j, 4);
-        return two;
-    };
     int j = 0;
     for (; j + 2 * Chains <= n; j += 2 * Chains)
 #pragma GCC unroll 8
-        for (int c = 0; c < Chains; ++c) pair(c, j + 2 * c, pair_of(j + 2 * c));
-    for (; j + 2 <= n; j += 2) pair(0, j, pair_of(j));
+        for (int c = 0; c < Chains; ++c) pair(c, j + 2 * c, probability_pair(p, j + 2 * c));
+    for (; j + 2 <= n; j += 2) pair(0, j, probability_pair(p, j));
     if (j < n) pair(0, j, std::uint16_t(p[j]));  // the last key alone: its partner's probability is 0
     const rescale16_params k(context.shift);
     const __m512i mv = _mm512_set1_epi32(context.multiplier);
@@ -292,8 +361,12 @@ inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, 
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
-    if constexpr (paired_values<HeadDim, VStride>) attention_context_paired<HeadDim, VStride>(p, v, n, context, ctx);
-    else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
+    if constexpr (paired_granule<HeadDim, VStride> == 16)
+        attention_context_paired16<HeadDim, VStride>(p, v, n, context, ctx);
+    else if constexpr (paired_granule<HeadDim, VStride> == 8)
+        attention_context_paired8<HeadDim, VStride>(p, v, n, context, ctx);
+    else
+        attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
 }
 
 #elif defined(STATICFORMER_INT8_X86)
@@ -321,9 +394,10 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     if (j < n) reference::attention_scores<HeadDim, KStride>(q, kt + j, n - j, s + j);
 }
 
+// Row-major values: two value rows of 8 bytes unpacked into 16-bit pairs per key pair.
 template <int HeadDim, int VStride>
-inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
-                              std::int8_t* ctx) noexcept {
+inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                                   std::int8_t* ctx) noexcept {
     constexpr int vectored = HeadDim / 8 * 8;
     const rescale8_params k(context.shift);
     const __m256i mv = _mm256_set1_epi32(context.multiplier);
@@ -358,6 +432,15 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
     }
     if constexpr (vectored < HeadDim)
         reference::attention_context<HeadDim - vectored, VStride>(p, v + vectored, n, context, ctx + vectored);
+}
+
+template <int HeadDim, int VStride>
+inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                              std::int8_t* ctx) noexcept {
+    if constexpr (paired_granule<HeadDim, VStride> == 8)
+        attention_context_paired8<HeadDim, VStride>(p, v, n, context, ctx);
+    else
+        attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
 }
 
 #elif defined(STATICFORMER_INT8_ARM)
