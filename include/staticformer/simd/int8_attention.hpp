@@ -155,36 +155,70 @@ inline std::int32_t probability_pair(const std::int16_t* p, int j) noexcept {
 }
 
 #if defined(STATICFORMER_INT8_X86)
-// Paired values of granule 8: for each block of 8 channels, keys j and j + 1 (j even) are one
-// 16-byte load, sign-extended to 16-bit pairs and multiplied by the probability pair (VPDPWSSD,
-// or VPMADDWD and an add). Blocks x Chains accumulators, pairs round-robin over the chains.
-inline __m256i dot_pairs8(__m256i acc, __m256i pairs, __m256i pp) noexcept {
-#if defined(STATICFORMER_INT8_AVX512VNNI)
-    return _mm256_dpwssd_epi32(acc, pairs, pp);
-#elif defined(STATICFORMER_INT8_AVXVNNI)
-    return _mm256_dpwssd_avx_epi32(acc, pairs, pp);
-#else
-    return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, pp));
-#endif
-}
+// The vectors of paired values of granule G: pairs(at) loads the G channel pairs at `at` as
+// 16-bit pairs; dot adds pairs x probability pair into 32-bit lanes; store requantises G outputs.
+template <int G>
+struct value_pairs;
 
-template <int HeadDim, int VStride>
-inline void attention_context_paired8(const std::int16_t* p, const std::int8_t* v, int n,
-                                      math::fixed_multiplier context, std::int8_t* ctx) noexcept {
-    constexpr int Blocks = HeadDim / 8, Chains = Blocks >= 8 ? 1 : 8 / Blocks;
-    __m256i acc[Chains][Blocks];
+template <>
+struct value_pairs<8> {
+    using vec = __m256i;
+    using params = rescale8_params;
+    static vec zero() noexcept { return _mm256_setzero_si256(); }
+    static vec broadcast(std::int32_t v) noexcept { return _mm256_set1_epi32(v); }
+    static vec add(vec a, vec b) noexcept { return _mm256_add_epi32(a, b); }
+    static vec pairs(const std::int8_t* at) noexcept {
+        return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)));
+    }
+    static vec dot(vec acc, vec pairs, vec pp) noexcept {
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+        return _mm256_dpwssd_epi32(acc, pairs, pp);
+#elif defined(STATICFORMER_INT8_AVXVNNI)
+        return _mm256_dpwssd_avx_epi32(acc, pairs, pp);
+#else
+        return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, pp));
+#endif
+    }
+    static void store(std::int8_t* ctx, vec acc, vec m, const params& k) noexcept { store8_int8(ctx, rescale8(acc, m, k)); }
+};
+
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+template <>
+struct value_pairs<16> {
+    using vec = __m512i;
+    using params = rescale16_params;
+    static vec zero() noexcept { return _mm512_setzero_si512(); }
+    static vec broadcast(std::int32_t v) noexcept { return _mm512_set1_epi32(v); }
+    static vec add(vec a, vec b) noexcept { return _mm512_add_epi32(a, b); }
+    static vec pairs(const std::int8_t* at) noexcept {
+        return _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
+    }
+    static vec dot(vec acc, vec pairs, vec pp) noexcept { return _mm512_dpwssd_epi32(acc, pairs, pp); }
+    static void store(std::int8_t* ctx, vec acc, vec m, const params& k) noexcept {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(ctx), _mm512_maskz_cvtsepi32_epi8(all16, rescale16(acc, m, k)));
+    }
+};
+#endif
+
+// Paired values of granule G: for each block of G channels, keys j and j + 1 (j even) are one
+// load of 2G bytes, sign-extended to 16-bit pairs and multiplied by the probability pair.
+// Blocks x Chains accumulators: Chains independent chains per block (pairs round-robin), added
+// at the end.
+template <int HeadDim, int VStride, int G>
+inline void attention_context_paired(const std::int16_t* p, const std::int8_t* v, int n,
+                                     math::fixed_multiplier context, std::int8_t* ctx) noexcept {
+    using P = value_pairs<G>;
+    constexpr int Blocks = HeadDim / G, Chains = Blocks >= 8 ? 1 : 8 / Blocks;
+    typename P::vec acc[Chains][Blocks];
 #pragma GCC unroll 8
     for (int c = 0; c < Chains; ++c)
 #pragma GCC unroll 16
-        for (int b = 0; b < Blocks; ++b) acc[c][b] = _mm256_setzero_si256();
+        for (int b = 0; b < Blocks; ++b) acc[c][b] = P::zero();
     const auto pair = [&](int c, int j, std::int32_t probabilities) {
-        const __m256i pp = _mm256_set1_epi32(probabilities);
-        const std::int8_t* row = v + j * VStride;  // channel block b: row + (b % 2) * VStride + (b / 2) * 16
+        const typename P::vec pp = P::broadcast(probabilities);
+        const std::int8_t* row = v + j * VStride;  // channel block b: row + (b % 2) * VStride + (b / 2) * 2G
 #pragma GCC unroll 16
-        for (int b = 0; b < Blocks; ++b) {
-            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + b % 2 * VStride + b / 2 * 16));
-            acc[c][b] = dot_pairs8(acc[c][b], _mm256_cvtepi8_epi16(bytes), pp);
-        }
+        for (int b = 0; b < Blocks; ++b) acc[c][b] = P::dot(acc[c][b], P::pairs(row + b % 2 * VStride + b / 2 * 2 * G), pp);
     };
     int j = 0;
     for (; j + 2 * Chains <= n; j += 2 * Chains)
@@ -192,14 +226,14 @@ inline void attention_context_paired8(const std::int16_t* p, const std::int8_t* 
         for (int c = 0; c < Chains; ++c) pair(c, j + 2 * c, probability_pair(p, j + 2 * c));
     for (; j + 2 <= n; j += 2) pair(0, j, probability_pair(p, j));
     if (j < n) pair(0, j, std::uint16_t(p[j]));  // the last key alone: its partner's probability is 0
-    const rescale8_params k(context.shift);
-    const __m256i mv = _mm256_set1_epi32(context.multiplier);
+    const typename P::params k(context.shift);
+    const typename P::vec mv = P::broadcast(context.multiplier);
 #pragma GCC unroll 16
     for (int b = 0; b < Blocks; ++b) {
-        __m256i sum = acc[0][b];
+        typename P::vec sum = acc[0][b];
 #pragma GCC unroll 8
-        for (int c = 1; c < Chains; ++c) sum = _mm256_add_epi32(sum, acc[c][b]);
-        store8_int8(ctx + 8 * b, rescale8(sum, mv, k));
+        for (int c = 1; c < Chains; ++c) sum = P::add(sum, acc[c][b]);
+        P::store(ctx + G * b, sum, mv, k);
     }
 }
 #endif
@@ -282,44 +316,6 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     else attention_scores_transposed<HeadDim, KStride>(q, kt, n, s);
 }
 
-// Paired values of granule 16: for each block of 16 channels, keys j and j + 1 (j even) are one 32-byte load,
-// sign-extended to 16-bit pairs for VPDPWSSD with the probability pair. Blocks x Chains
-// accumulators: Chains independent chains per block (pairs round-robin), added at the end.
-template <int HeadDim, int VStride>
-inline void attention_context_paired16(const std::int16_t* p, const std::int8_t* v, int n,
-                                       math::fixed_multiplier context, std::int8_t* ctx) noexcept {
-    constexpr int Blocks = HeadDim / 16, Chains = Blocks >= 8 ? 1 : 8 / Blocks;
-    __m512i acc[Chains][Blocks];
-#pragma GCC unroll 8
-    for (int c = 0; c < Chains; ++c)
-#pragma GCC unroll 16
-        for (int b = 0; b < Blocks; ++b) acc[c][b] = _mm512_setzero_si512();
-    const auto pair = [&](int c, int j, std::int32_t probabilities) {
-        const __m512i pp = _mm512_set1_epi32(probabilities);
-        const std::int8_t* row = v + j * VStride;  // channel block b: row + (b % 2) * VStride + (b / 2) * 32
-#pragma GCC unroll 16
-        for (int b = 0; b < Blocks; ++b) {
-            const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + b % 2 * VStride + b / 2 * 32));
-            acc[c][b] = _mm512_dpwssd_epi32(acc[c][b], _mm512_maskz_cvtepi8_epi16(~__mmask32(0), bytes), pp);
-        }
-    };
-    int j = 0;
-    for (; j + 2 * Chains <= n; j += 2 * Chains)
-#pragma GCC unroll 8
-        for (int c = 0; c < Chains; ++c) pair(c, j + 2 * c, probability_pair(p, j + 2 * c));
-    for (; j + 2 <= n; j += 2) pair(0, j, probability_pair(p, j));
-    if (j < n) pair(0, j, std::uint16_t(p[j]));  // the last key alone: its partner's probability is 0
-    const rescale16_params k(context.shift);
-    const __m512i mv = _mm512_set1_epi32(context.multiplier);
-#pragma GCC unroll 16
-    for (int b = 0; b < Blocks; ++b) {
-        __m512i sum = acc[0][b];
-#pragma GCC unroll 8
-        for (int c = 1; c < Chains; ++c) sum = _mm512_add_epi32(sum, acc[c][b]);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(ctx + 16 * b), _mm512_maskz_cvtsepi32_epi8(all16, rescale16(sum, mv, k)));
-    }
-}
-
 // Row-major values: two value rows of 16 bytes unpacked into 16-bit pairs per key pair.
 template <int HeadDim, int VStride>
 inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
@@ -361,12 +357,9 @@ inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, 
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
-    if constexpr (paired_granule<HeadDim, VStride> == 16)
-        attention_context_paired16<HeadDim, VStride>(p, v, n, context, ctx);
-    else if constexpr (paired_granule<HeadDim, VStride> == 8)
-        attention_context_paired8<HeadDim, VStride>(p, v, n, context, ctx);
-    else
-        attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
+    constexpr int G = paired_granule<HeadDim, VStride>;
+    if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
+    else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
 }
 
 #elif defined(STATICFORMER_INT8_X86)
@@ -437,10 +430,9 @@ inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, 
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
-    if constexpr (paired_granule<HeadDim, VStride> == 8)
-        attention_context_paired8<HeadDim, VStride>(p, v, n, context, ctx);
-    else
-        attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
+    constexpr int G = paired_granule<HeadDim, VStride>;
+    if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
+    else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
 }
 
 #elif defined(STATICFORMER_INT8_ARM)
