@@ -354,14 +354,6 @@ inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, 
     }
 }
 
-template <int HeadDim, int VStride>
-inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
-                              std::int8_t* ctx) noexcept {
-    constexpr int G = paired_granule<HeadDim, VStride>;
-    if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
-    else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
-}
-
 #elif defined(STATICFORMER_INT8_X86)
 
 template <int HeadDim, int KStride>
@@ -427,14 +419,6 @@ inline void attention_context_rows(const std::int16_t* p, const std::int8_t* v, 
         reference::attention_context<HeadDim - vectored, VStride>(p, v + vectored, n, context, ctx + vectored);
 }
 
-template <int HeadDim, int VStride>
-inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
-                              std::int8_t* ctx) noexcept {
-    constexpr int G = paired_granule<HeadDim, VStride>;
-    if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
-    else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
-}
-
 #elif defined(STATICFORMER_INT8_ARM)
 
 template <int HeadDim, int KStride>
@@ -492,6 +476,17 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
         reference::attention_context<HeadDim - vectored, VStride>(p, v + vectored, n, context, ctx + vectored);
 }
 
+#endif
+
+#if defined(STATICFORMER_INT8_X86)
+// Paired values where the kernel set stores them (store_values), else row-major.
+template <int HeadDim, int VStride>
+inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
+                              std::int8_t* ctx) noexcept {
+    constexpr int G = paired_granule<HeadDim, VStride>;
+    if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
+    else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
+}
 #endif
 
 }  // namespace simd_int8

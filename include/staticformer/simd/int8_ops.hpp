@@ -95,10 +95,10 @@ inline __m256i rescale8(__m256i acc, __m256i m, const rescale8_params& k) noexce
     return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
 }
 
-// rescale(acc, 1, shift) for shift >= 1, in 32-bit lanes: (acc + 2^(shift-1)) >> shift is
-// floor(acc / 2^shift) plus bit shift - 1 of acc (floor(x + 1/2) of x = acc / 2^shift), and lies
-// within [-2^30, 2^30] for any 32-bit acc, so it is never clamped. Shifts of 32 or more fill
-// with the sign, which keeps both terms right.
+// rescale(acc, 1, shift) for shift >= 1, in 32-bit lanes: (acc + 2^(shift-1)) >> shift =
+// floor(acc / 2^shift + 1/2) is floor(acc / 2^shift) plus bit shift - 1 of acc, and lies within
+// [-2^30, 2^30] for any 32-bit acc, so it is never clamped. Shifts of 32 or more fill with the
+// sign, which keeps both terms right (-1 + 1 or 0 + 0: the rounded quotient is 0).
 struct round_shift_params {
     __m128i count, below;
     explicit round_shift_params(std::int32_t shift) noexcept
