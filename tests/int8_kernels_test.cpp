@@ -272,6 +272,27 @@ TEST(Int8SimdKernels, Softmax) {
         }
 }
 
+// Every interval of the exponential's table, both its end points and interpolations, for each
+// integer part 0..16: rescale by 2^30 / 2^30 keeps u = max - s exact, so row k, element j has
+// u = 2^16 whole + 256 i + r with i = 4 k + (j - 1) / 16 (element 0 is the maximum, u = 0).
+TEST(Int8SimdKernels, SoftmaxEveryTableInterval) {
+    const sf::math::fixed_multiplier identity{1 << 30, 30};
+    for (int whole = 0; whole <= 16; ++whole)
+        for (int row = 0; row < 64; ++row) {
+            std::vector<std::int32_t> s(65, 1000000);
+            for (int j = 1; j < 65; ++j) {
+                const int i = 4 * row + (j - 1) / 16, r = (j % 4 == 0) ? 0 : (j % 4 == 1) ? 255 : (37 * j) & 255;
+                s[j] = 1000000 - (whole << 16) - 256 * i - r;
+            }
+            std::vector<std::int32_t> s1(s), s2(s);
+            std::vector<std::int16_t> p1(65, 5), p2(p1);
+            ref::softmax(s1.data(), 65, identity, p1.data());
+            vec::softmax(s2.data(), 65, identity, p2.data());
+            ASSERT_EQ(s1, s2) << "exponentials: whole " << whole << " row " << row;
+            ASSERT_EQ(p1, p2) << "probabilities: whole " << whole << " row " << row;
+        }
+}
+
 // ---- LayerNorm ------------------------------------------------------------------------------
 
 template <int N>

@@ -22,11 +22,38 @@ namespace simd_int8 {
 
 // The maskz forms throughout: see all16 in int8_ops.hpp (GCC 12's -Wuninitialized).
 
-inline __m512i exp2_neg_q16_16(__m512i u) noexcept {
+// The exponential's table, entries 0..255 in eight vectors of 32, loaded once per row.
+struct exp2_table_vectors {
+    __m512i part[8];
+    exp2_table_vectors() noexcept {
+        for (int k = 0; k < 8; ++k) part[k] = _mm512_loadu_si512(math::exp2_table.value + 32 * k);
+    }
+};
+
+// (table[i], table[i + 1]) in the low and high halves of each 32-bit lane, for i in [0, 255]:
+// each 16-bit half looks up its own index (i, then i + 1) with VPERMI2W in the four 64-entry
+// pairs of vectors, picked by the index's bits 6 and 7; index 256 is the last end point, 16384.
+// (A 32-bit gather at byte offset 2i loads the same pair, but its latency sat on each row's
+// critical path: 25% of the softmax in the tiny encoder.)
+inline __m512i exp2_table_pairs(__m512i i, const exp2_table_vectors& t) noexcept {
+    const __m512i index = _mm512_add_epi32(i, _mm512_maskz_slli_epi32(all16, _mm512_add_epi32(i, _mm512_set1_epi32(1)), 16));
+    const __m512i q0 = _mm512_permutex2var_epi16(t.part[0], index, t.part[1]);
+    const __m512i q1 = _mm512_permutex2var_epi16(t.part[2], index, t.part[3]);
+    const __m512i q2 = _mm512_permutex2var_epi16(t.part[4], index, t.part[5]);
+    const __m512i q3 = _mm512_permutex2var_epi16(t.part[6], index, t.part[7]);
+    const __mmask32 bit6 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
+    const __mmask32 bit7 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(128));
+    const __mmask32 bit8 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(256));
+    const __m512i below256 = _mm512_mask_blend_epi16(bit7, _mm512_mask_blend_epi16(bit6, q0, q1),
+                                                     _mm512_mask_blend_epi16(bit6, q2, q3));
+    return _mm512_mask_blend_epi16(bit8, below256, _mm512_set1_epi16(std::int16_t(math::exp2_table.value[256])));
+}
+
+inline __m512i exp2_neg_q16_16(__m512i u, const exp2_table_vectors& table) noexcept {
     const __m512i whole = _mm512_maskz_srli_epi32(all16, u, 16);
     const __m512i i = _mm512_and_si512(_mm512_maskz_srli_epi32(all16, u, 8), _mm512_set1_epi32(0xff));
     const __m512i r = _mm512_and_si512(u, _mm512_set1_epi32(0xff));
-    const __m512i ab = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), all16, i, math::exp2_table.value, 2);
+    const __m512i ab = exp2_table_pairs(i, table);
     const __m512i a = _mm512_and_si512(ab, _mm512_set1_epi32(0xffff)), b = _mm512_maskz_srli_epi32(all16, ab, 16);
     const __m512i step = _mm512_maskz_srai_epi32(
         all16, _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(a, b), r), _mm512_set1_epi32(128)), 8);
@@ -43,12 +70,13 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     const std::int32_t max = hmax16(mv);
 
     const rescale16_params k(logits.shift);
+    const exp2_table_vectors table;
     const __m512i maxv = _mm512_set1_epi32(max), m = _mm512_set1_epi32(logits.multiplier);
     __m512i sumv = _mm512_setzero_si512();
     for (int j = 0; j < n; j += 16) {
         const __mmask16 live = mask16(n - j);
         const __m512i d = _mm512_sub_epi32(maxv, _mm512_maskz_loadu_epi32(live, s + j));
-        const __m512i e = _mm512_maskz_mov_epi32(live, exp2_neg_q16_16(rescale16(d, m, k)));
+        const __m512i e = _mm512_maskz_mov_epi32(live, exp2_neg_q16_16(rescale16(d, m, k), table));
         _mm512_mask_storeu_epi32(s + j, live, e);
         sumv = _mm512_add_epi32(sumv, e);
     }
