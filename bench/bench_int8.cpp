@@ -92,6 +92,11 @@ struct timed_int8 : K {
         const span t(k_softmax);
         K::softmax(s, n, m, p);
     }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
+        const span t(k_softmax);
+        K::template softmax_rows<Stride>(s, rows, n, m, p);
+    }
     template <int HeadDim, int VStride>
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {

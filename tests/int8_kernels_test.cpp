@@ -272,6 +272,31 @@ TEST(Int8SimdKernels, Softmax) {
         }
 }
 
+// Blocks of rows (as the encoder's attention batches them): 1 to 11 rows of different ranges,
+// Stride beyond n, against the reference row by row; entries past n in each row stay as they were.
+TEST(Int8SimdKernels, SoftmaxRows) {
+    splitmix64 g{37};
+    constexpr int Stride = 80;
+    const sf::math::fixed_multiplier ms[] = {{1 << 30, 30}, {2147483647, 20}, {12345, 5}};
+    for (int rows = 1; rows <= 11; ++rows)
+        for (int n : {1, 7, 16, 33, 80}) {
+            std::vector<std::int32_t> s(std::size_t(rows) * Stride);
+            for (std::size_t i = 0; i < s.size(); ++i) s[i] = std::int32_t(g.next() >> (64 - 4 - 2 * (i / Stride))) - 3;
+            for (const auto& m : ms) {
+                std::vector<std::int32_t> s1(s), s2(s);
+                std::vector<std::int16_t> p1(s.size(), 5), p2(p1);
+                ref::softmax_rows<Stride>(s1.data(), rows, n, m, p1.data());
+                vec::softmax_rows<Stride>(s2.data(), rows, n, m, p2.data());
+                ASSERT_EQ(s1, s2) << "exponentials: rows " << rows << " n " << n << " m " << m.multiplier;
+                ASSERT_EQ(p1, p2) << "probabilities: rows " << rows << " n " << n << " m " << m.multiplier;
+                std::vector<std::int32_t> s3(s);
+                std::vector<std::int16_t> p3(s.size(), 5);
+                for (int r = 0; r < rows; ++r) ref::softmax(s3.data() + r * Stride, n, m, p3.data() + r * Stride);
+                ASSERT_EQ(p1, p3) << "reference rows: rows " << rows << " n " << n;
+            }
+        }
+}
+
 // Every interval of the exponential's table, both its end points and interpolations, for each
 // integer part 0..16: rescale by 2^30 / 2^30 keeps u = max - s exact, so row k, element j has
 // u = 2^16 whole + 256 i + r with i = 4 k + (j - 1) / 16 (element 0 is the maximum, u = 0).

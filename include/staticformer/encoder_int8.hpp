@@ -25,14 +25,17 @@ struct workspace_int8 {
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int tile = Tile;
     static constexpr int value_rows = S + S % 2;  // even: a kernel set may store values in pairs of rows
+    // (query row, head) pairs whose attention runs together, stage by stage: 8 with tiles of at
+    // least 8 rows (the simd default), 1 with smaller tiles (firmware RAM).
+    static constexpr int attention_batch = Tile >= 8 ? 8 : 1;
     alignas(64) std::int8_t keys_t[D * S];            // keys, in the kernel set's layout (K::store_keys)
     alignas(64) std::int8_t values[value_rows * D];   // values, in the kernel set's layout (K::store_values)
     alignas(64) std::int8_t normed[T * D];            // LayerNorm of a tile (pre-norm)
     alignas(64) std::int8_t query[T * D];             // queries of a tile, overwritten head by head by their context
     alignas(64) std::int8_t proj[T * D];              // keys, then values of a tile; output projection, FFN output
     alignas(64) std::int8_t hidden[T * F];            // FFN hidden layer of a tile
-    alignas(64) std::int32_t scores[S];               // one row of attention scores, then their exponentials
-    alignas(64) std::int16_t probs[S];                // one row of Q15 attention probabilities
+    alignas(64) std::int32_t scores[attention_batch * S];  // rows of attention scores, then their exponentials
+    alignas(64) std::int16_t probs[attention_batch * S];   // rows of Q15 attention probabilities
 };
 
 template <class Cfg, class Backend = default_backend>
@@ -71,13 +74,19 @@ struct composition_int8 {
             std::int8_t* x = y + r0 * D;
             const std::int8_t* src = block_input(x, rows, w.norm1, ws.normed);
             K::linear(src, rows, w.query, ws.query);
-            for (int r = 0; r < rows; ++r) {
-                for (int h = 0; h < H; ++h) {
-                    std::int8_t* q = ws.query + r * D + h * Dh;
-                    K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
-                    K::softmax(ws.scores, n, w.attention.logits, ws.probs);
-                    K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, n, w.attention.context, q);
-                }
+            // (row, head) pairs k = r H + h, B at a time: scores of all B, their softmax (one
+            // call: a kernel set may overlap the rows' dependent steps), then their contexts.
+            constexpr int B = workspace::attention_batch;
+            const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
+            for (int k0 = 0; k0 < rows * H; k0 += B) {
+                const int count = rows * H - k0 < B ? rows * H - k0 : B;
+                for (int b = 0; b < count; ++b)
+                    K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, n,
+                                                        ws.scores + b * S);
+                K::template softmax_rows<S>(ws.scores, count, n, w.attention.logits, ws.probs);
+                for (int b = 0; b < count; ++b)
+                    K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, n,
+                                                         w.attention.context, query(k0 + b));
             }
             K::linear(ws.query, rows, w.out, ws.proj);
             K::add(x, ws.proj, rows * D, w.residual1);

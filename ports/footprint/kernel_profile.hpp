@@ -114,6 +114,11 @@ struct profiled_int8 : K {
         span<k_softmax> s;
         K::softmax(sc, n, m, p);
     }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* sc, int rows, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
+        span<k_softmax> s;
+        K::template softmax_rows<Stride>(sc, rows, n, m, p);
+    }
     template <int HeadDim, int VStride>
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {

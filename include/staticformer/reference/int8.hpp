@@ -227,6 +227,11 @@ struct int8_kernel_set<reference> {
     static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         kernels::reference::softmax(s, n, m, p);
     }
+    // Rows r < rows of scores s + r Stride into probabilities p + r Stride.
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        for (int r = 0; r < rows; ++r) kernels::reference::softmax(s + r * Stride, n, m, p + r * Stride);
+    }
     template <int HeadDim, int VStride>
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {

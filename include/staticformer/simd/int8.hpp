@@ -55,6 +55,10 @@ struct int8_kernel_set<simd> : int8_kernel_set<reference> {
     static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         kernels::simd_int8::softmax(s, n, m, p);
     }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        kernels::simd_int8::softmax_rows<Stride>(s, rows, n, m, p);
+    }
 #endif
 };
 

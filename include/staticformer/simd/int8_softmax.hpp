@@ -64,13 +64,17 @@ inline __m512i exp2_neg_q16_16(__m512i u, const exp2_table_vectors& table) noexc
     return _mm512_maskz_srlv_epi32(live, _mm512_add_epi32(v, half), whole);
 }
 
-inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+// The softmax's three steps for one row: the maximum; the exponentials (left in s) and their
+// sum; the probabilities.
+inline std::int32_t row_max(const std::int32_t* s, int n) noexcept {
     __m512i mv = _mm512_set1_epi32(s[0]);
     for (int j = 0; j < n; j += 16) mv = _mm512_mask_max_epi32(mv, mask16(n - j), mv, _mm512_maskz_loadu_epi32(mask16(n - j), s + j));
-    const std::int32_t max = hmax16(mv);
+    return hmax16(mv);
+}
 
+inline std::int32_t exponentials(std::int32_t* s, int n, std::int32_t max, math::fixed_multiplier logits,
+                                 const exp2_table_vectors& table) noexcept {
     const rescale16_params k(logits.shift);
-    const exp2_table_vectors table;
     const __m512i maxv = _mm512_set1_epi32(max), m = _mm512_set1_epi32(logits.multiplier);
     __m512i sumv = _mm512_setzero_si512();
     for (int j = 0; j < n; j += 16) {
@@ -80,9 +84,11 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
         _mm512_mask_storeu_epi32(s + j, live, e);
         sumv = _mm512_add_epi32(sumv, e);
     }
-    const std::int32_t sum = hsum16(sumv);
+    return hsum16(sumv);
+}
 
-    const std::int64_t reciprocal = reference::softmax_reciprocal(sum);  // <= 2^31: an unsigned 32-bit factor
+// reciprocal = softmax_reciprocal(sum) <= 2^31: an unsigned 32-bit factor.
+inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal, std::int16_t* p) noexcept {
     const __m512i rv = _mm512_set1_epi64(reciprocal), round = _mm512_set1_epi64(std::int64_t(1) << 30);
     for (int j = 0; j < n; j += 16) {
         const __mmask16 live = mask16(n - j);
@@ -93,6 +99,30 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
         const __m512i q = _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
         const __m512i clamped = _mm512_maskz_min_epi32(all16, q, _mm512_set1_epi32(32767));
         _mm256_mask_storeu_epi16(p + j, live, _mm512_maskz_cvtepi32_epi16(all16, clamped));
+    }
+}
+
+inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    const exp2_table_vectors table;
+    const std::int32_t sum = exponentials(s, n, row_max(s, n), logits, table);
+    probabilities(s, n, reference::softmax_reciprocal(sum), p);
+}
+
+// Rows r < rows of scores s + r Stride into probabilities p + r Stride, up to 8 at a time step
+// by step (every row's maximum, then every row's exponentials, then every row's probabilities),
+// so that the rows' dependent chains overlap instead of following each other.
+template <int Stride>
+inline void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    constexpr int block = 8;
+    const exp2_table_vectors table;
+    for (int r0 = 0; r0 < rows; r0 += block) {
+        const int b = rows - r0 < block ? rows - r0 : block;
+        std::int32_t max[block];
+        std::int64_t reciprocal[block];
+        for (int r = 0; r < b; ++r) max[r] = row_max(s + (r0 + r) * Stride, n);
+        for (int r = 0; r < b; ++r)
+            reciprocal[r] = reference::softmax_reciprocal(exponentials(s + (r0 + r) * Stride, n, max[r], logits, table));
+        for (int r = 0; r < b; ++r) probabilities(s + (r0 + r) * Stride, n, reciprocal[r], p + (r0 + r) * Stride);
     }
 }
 
@@ -155,6 +185,11 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p + j), w);
     }
     for (int j = whole; j < n; ++j) p[j] = reference::softmax_probability(s[j], reciprocal);
+}
+
+template <int Stride>
+inline void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, logits, p + r * Stride);
 }
 
 #define STATICFORMER_INT8_SIMD_SOFTMAX 1
