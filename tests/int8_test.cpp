@@ -269,6 +269,8 @@ TEST(Int8Encoder, MemoryIsAQuarter) {
     constexpr std::size_t D = 64, S = 32, F = 256, T = 4;
     static_assert(enc8::workspace_bytes == 2 * S * D + 3 * T * D + T * F + 4 * S + 2 * S,
                   "int8 workspace: keys, values, tiles, one row of scores and of probabilities");
+    // Tiles of 8 rows or more (the simd default) batch 8 (row, head) pairs of attention.
+    static_assert(sizeof(sf::workspace_int8<cfg, S>) == 2 * S * D + 3 * S * D + S * F + 8 * (4 * S + 2 * S), "");
     std::printf("demo configuration: weights f32 %zu B, int8 %zu B (%.4f x); workspace f32 %zu B, int8 %zu B\n",
                 enc32::weight_bytes, enc8::weight_bytes, double(enc8::weight_bytes) / double(enc32::weight_bytes),
                 enc32::workspace_bytes, enc8::workspace_bytes);
