@@ -74,19 +74,29 @@ struct composition_int8 {
             std::int8_t* x = y + r0 * D;
             const std::int8_t* src = block_input(x, rows, w.norm1, ws.normed);
             K::linear(src, rows, w.query, ws.query);
-            // (row, head) pairs k = r H + h, B at a time: scores of all B, their softmax (one
-            // call: a kernel set may overlap the rows' dependent steps), then their contexts.
             constexpr int B = workspace::attention_batch;
-            const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
-            for (int k0 = 0; k0 < rows * H; k0 += B) {
-                const int count = rows * H - k0 < B ? rows * H - k0 : B;
-                for (int b = 0; b < count; ++b)
-                    K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, n,
-                                                        ws.scores + b * S);
-                K::template softmax_rows<S>(ws.scores, count, n, w.attention.logits, ws.probs);
-                for (int b = 0; b < count; ++b)
-                    K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, n,
-                                                         w.attention.context, query(k0 + b));
+            if constexpr (B == 1) {  // row by row, head by head
+                for (int r = 0; r < rows; ++r) {
+                    for (int h = 0; h < H; ++h) {
+                        std::int8_t* q = ws.query + r * D + h * Dh;
+                        K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
+                        K::softmax(ws.scores, n, w.attention.logits, ws.probs);
+                        K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, n, w.attention.context, q);
+                    }
+                }
+            } else {  // (row, head) pairs k = r H + h, B at a time: scores of all B, their softmax
+                      // (one call: a kernel set may overlap the rows' dependent steps), contexts
+                const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
+                for (int k0 = 0; k0 < rows * H; k0 += B) {
+                    const int count = rows * H - k0 < B ? rows * H - k0 : B;
+                    for (int b = 0; b < count; ++b)
+                        K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, n,
+                                                            ws.scores + b * S);
+                    K::template softmax_rows<S>(ws.scores, count, n, w.attention.logits, ws.probs);
+                    for (int b = 0; b < count; ++b)
+                        K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, n,
+                                                             w.attention.context, query(k0 + b));
+                }
             }
             K::linear(ws.query, rows, w.out, ws.proj);
             K::add(x, ws.proj, rows * D, w.residual1);

@@ -127,7 +127,7 @@ inline void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) 
 // the buffer has room for an even number of rows (workspace_int8::values).
 template <int D, int HeadDim, int S>
 inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
-    std::memcpy(values + j0 * D, v, std::size_t(rows) * D);
+    std::memmove(values + j0 * D, v, std::size_t(rows) * D);  // (forward() links memmove already; memcpy would add its code)
 }
 
 // s[j] = sum_d q[d] * kt[d * KStride + j] for the n valid keys (keys stored transposed).
