@@ -4,8 +4,9 @@
 //   e_j = exp2_neg_q16(u): table interval (u >> 8) & 255, linear interpolation by u & 255,
 //         then a rounding shift by u >> 16 (0 beyond 15)
 //   p_j = min((e_j * (2^46 / sum e) + 2^30) >> 31, 32767)
-// One 32-bit gather at byte offset 2i of the 16-bit table loads the interval's two end points
-// (entries i and i + 1, i <= 255: never past entry 256). The sum of the exponentials is exact
+// AVX2: one 32-bit gather at byte offset 2i of the 16-bit table loads the interval's two end
+// points (entries i and i + 1, i <= 255: never past entry 256); AVX-512: VPERMI2W lookups in the
+// table held in registers (exp2_table_pairs). The sum of the exponentials is exact
 // in any order; the division is the reference's (softmax_reciprocal), once per row; the tails
 // use the reference's element steps. Elements that fill no whole
 // vector use masks (AVX-512) or the reference's element formulas.
@@ -22,7 +23,7 @@ namespace simd_int8 {
 
 // The maskz forms throughout: see all16 in int8_ops.hpp (GCC 12's -Wuninitialized).
 
-// The exponential's table, entries 0..255 in eight vectors of 32, loaded once per row.
+// The exponential's table, entries 0..255 in eight vectors of 32, loaded once per call.
 struct exp2_table_vectors {
     __m512i part[8];
     exp2_table_vectors() noexcept {
