@@ -11,7 +11,8 @@
 // bias - 128 * sum_i x[i]: one row sum per call, shared by every output (column sums of w would
 // have to be recomputed in every call, the weights being constants in flash). Sums wrap
 // modulo 2^32 like the reference's int32 arithmetic, so the result is the same integer.
-// Each accumulator then goes through the vector rescale (int8_ops.hpp). Columns that fill no
+// Each accumulator then goes through the vector rescale (int8_ops.hpp; on x86 the shorter one for
+// int16 multipliers when the shift is at least 17, the usual case). Columns that fill no
 // whole vector use masked loads and stores (AVX-512) or the reference's per-output routine.
 #pragma once
 
@@ -59,8 +60,9 @@ struct linear_isa {
     }
     static xvec broadcast(std::int32_t x4) noexcept { return _mm512_set1_epi32(x4); }
     static acc dot(acc a, wvec w, xvec x) noexcept { return _mm512_dpbusd_epi32(a, w, x); }
-    static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const rescale16_params& k,
-                      std::int32_t zero_point, mask m) noexcept {
+    template <class Params>
+    static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
+                      mask m) noexcept {
         const __m512i mv = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, multiplier));
         const __m512i q = _mm512_add_epi32(rescale16(a, mv, k), _mm512_set1_epi32(zero_point));
         _mm_mask_storeu_epi8(y, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
@@ -96,8 +98,9 @@ struct linear_isa : unmasked {
     }
     static xvec broadcast(std::int32_t x4) noexcept { return _mm256_set1_epi32(x4); }
     static acc dot(acc a, wvec w, xvec x) noexcept { return _mm256_dpbusd_avx_epi32(a, w, x); }
-    static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const rescale8_params& k,
-                      std::int32_t zero_point, mask) noexcept {
+    template <class Params>
+    static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
+                      mask) noexcept {
         store8_int8(y, _mm256_add_epi32(rescale8(a, load8_int16(multiplier), k), _mm256_set1_epi32(zero_point)));
     }
     using params = rescale8_params;
@@ -141,8 +144,9 @@ struct linear_isa : unmasked, signed_products {
     static acc dot(acc s, const wvec& w, xvec x) noexcept {
         return {_mm256_add_epi32(s.a, _mm256_madd_epi16(w.a, x)), _mm256_add_epi32(s.b, _mm256_madd_epi16(w.b, x))};
     }
-    static void store(std::int8_t* y, acc s, const std::int16_t* multiplier, const rescale8_params& k,
-                      std::int32_t zero_point, mask) noexcept {
+    template <class Params>
+    static void store(std::int8_t* y, acc s, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
+                      mask) noexcept {
         // hadd: [o0 o1 o4 o5 | o2 o3 o6 o7], then the 64-bit blocks back in order.
         const __m256i v = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s.a, s.b), 0xd8);
         store8_int8(y, _mm256_add_epi32(rescale8(v, load8_int16(multiplier), k), _mm256_set1_epi32(zero_point)));
@@ -202,10 +206,10 @@ struct linear_isa : unmasked, signed_products {
 #if defined(STATICFORMER_INT8_X86) || defined(STATICFORMER_INT8_ARM)
 
 // Rows x Vecs vectors of outputs from column c; with Tail, the last vector is masked by tail.
-template <int In, int Out, int Rows, int Vecs, bool Tail>
+template <int In, int Out, int Rows, int Vecs, bool Tail, class Params>
 inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, const std::int32_t* row_init,
                         std::int8_t* y, int c, typename linear_isa::mask tail,
-                        const typename linear_isa::params& k) noexcept {
+                        const Params& k) noexcept {
     using I = linear_isa;
     constexpr int L = I::lanes;
     typename I::mask m[Vecs];
@@ -247,17 +251,17 @@ inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, con
 }
 
 // Rows rows of one column block: Vecs vectors from column c (the last one masked by tail).
-template <int In, int Out, int Rows, int Vecs, bool Tail>
+template <int In, int Out, int Rows, int Vecs, bool Tail, class Params>
 inline void linear_block(const std::int8_t* x, const std::int32_t* row_init, const linear_int8<In, Out>& p,
-                         std::int8_t* y, int c, typename linear_isa::mask tail, const typename linear_isa::params& k) noexcept {
+                         std::int8_t* y, int c, typename linear_isa::mask tail, const Params& k) noexcept {
     linear_tile<In, Out, Rows, Vecs, Tail>(x, p, row_init, y, c, tail, k);
 }
 
 // Every row of one column block: tiles of linear_isa::rows rows, then one tile of the rest.
-template <int In, int Out, int Vecs, bool Tail, int Rows = linear_isa::rows>
+template <int In, int Out, int Vecs, bool Tail, int Rows = linear_isa::rows, class Params>
 inline void linear_column_block(const std::int8_t* x, int rows, const std::int32_t* row_init,
                                 const linear_int8<In, Out>& p, std::int8_t* y, int c, typename linear_isa::mask tail,
-                                const typename linear_isa::params& k) noexcept {
+                                const Params& k) noexcept {
     if constexpr (Rows == linear_isa::rows) {
         int r = 0;
         for (; r + Rows <= rows; r += Rows)
@@ -270,20 +274,15 @@ inline void linear_column_block(const std::int8_t* x, int rows, const std::int32
     }
 }
 
-// Column blocks outermost, over a chunk of at most linear_chunk rows: a block's weights (In x
-// Vecs vectors) are read from memory once per chunk and reused from cache by each row tile.
-constexpr int linear_chunk = 64;
-
-template <int In, int Out>
-inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+// Every column of a chunk of rows, each output requantised with k.
+template <int In, int Out, class Params>
+inline void linear_columns(const std::int8_t* x, int rows, const std::int32_t* row_init, const linear_int8<In, Out>& p,
+                           std::int8_t* y, const Params& k) noexcept {
     using I = linear_isa;
     constexpr int L = I::lanes, V = I::vecs;
     constexpr int tiled = Out / (V * L) * (V * L);  // columns in blocks of V vectors
     constexpr int vectored = Out / L * L;           // then one block of the rest
     constexpr int rest = (vectored - tiled) / L;
-    std::int32_t row_init[linear_chunk];
-    for (int r = 0; r < rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
-    const typename I::params k(p.shift);
     for (int c = 0; c < tiled; c += V * L) linear_column_block<In, Out, V, false>(x, rows, row_init, p, y, c, I::full(), k);
     if constexpr (I::masked && vectored < Out) {
         linear_column_block<In, Out, rest + 1, true>(x, rows, row_init, p, y, tiled, I::tail(Out - vectored), k);
@@ -294,6 +293,26 @@ inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<
                 y[r * Out + c] = math::requantize(reference::linear_accumulator(x + r * In, p, c), p.multiplier[c],
                                                   p.shift, p.output_zero_point);
     }
+}
+
+// Column blocks outermost (linear_columns), over a chunk of at most linear_chunk rows: a block's
+// weights (In x Vecs vectors) are read from memory once per chunk and reused from cache by each
+// row tile.
+constexpr int linear_chunk = 64;
+
+template <int In, int Out>
+inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+    using I = linear_isa;
+    std::int32_t row_init[linear_chunk];
+    for (int r = 0; r < rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
+#if defined(STATICFORMER_INT8_X86)
+    // The int16 multipliers' shorter exact rescale where the shift allows it (int8_ops.hpp).
+    if (p.shift >= rescale_narrow_params::min_shift) {
+        linear_columns(x, rows, row_init, p, y, rescale_narrow_params(p.shift));
+        return;
+    }
+#endif
+    linear_columns(x, rows, row_init, p, y, typename I::params(p.shift));
 }
 
 template <int In, int Out>

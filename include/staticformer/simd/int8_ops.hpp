@@ -110,6 +110,30 @@ inline __m256i round_shift8(__m256i acc, const round_shift_params& k) noexcept {
                             _mm256_and_si256(_mm256_sra_epi32(acc, k.below), _mm256_set1_epi32(1)));
 }
 
+// rescale(acc, m, shift) for the linear layers' multipliers, 0 <= m < 2^15, and shift >= 17,
+// in 32-bit lanes. With acc = 2^16 hi + lo (hi = acc >> 16, 0 <= lo < 2^16),
+//   A = floor(acc m / 2^16) = hi m + floor(lo m / 2^16),
+// VPMADDWD of acc with m in the high halves of the lanes (hi x m + lo x 0, signed) plus
+// VPMULHUW with m in the low halves (floor(lo m / 2^16) in the low half, 0 in the high one).
+// Then rescale() = floor((acc m + 2^(s-1)) / 2^s) = floor((A + 2^(t-1)) / 2^t), t = s - 16:
+// the dropped bits of acc m are below 2^16, so they cannot carry into bit t.
+// |A| < 2^30: the sums never overflow and the result is never clamped. For t > 31 the result
+// is 0 as it is for t = 31 (|A| / 2^31 < 1/2), so t stops at 31 (a shift count of 32 would
+// fill with the sign).
+struct rescale_narrow_params {
+    std::int32_t round;
+    __m128i count;
+    static constexpr std::int32_t min_shift = 17;
+    explicit rescale_narrow_params(std::int32_t shift) noexcept
+        : round(std::int32_t(1) << (t(shift) - 1)), count(_mm_cvtsi32_si128(t(shift))) {}
+    static std::int32_t t(std::int32_t shift) noexcept { return shift - 16 < 31 ? shift - 16 : 31; }
+};
+
+inline __m256i rescale8(__m256i acc, __m256i m, const rescale_narrow_params& k) noexcept {
+    const __m256i a = _mm256_add_epi32(_mm256_madd_epi16(acc, _mm256_slli_epi32(m, 16)), _mm256_mulhi_epu16(acc, m));
+    return _mm256_sra_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(k.round)), k.count);
+}
+
 // Saturates 8 int32 lanes to int8 and stores them.
 inline void store8_int8(std::int8_t* y, __m256i v) noexcept {
     const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -165,6 +189,12 @@ inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noex
     even = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(even, k.round), k.count));
     odd = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(odd, k.round), k.count));
     return _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+}
+
+inline __m512i rescale16(__m512i acc, __m512i m, const rescale_narrow_params& k) noexcept {
+    const __m512i a =
+        _mm512_add_epi32(_mm512_madd_epi16(acc, _mm512_maskz_slli_epi32(all16, m, 16)), _mm512_mulhi_epu16(acc, m));
+    return _mm512_maskz_sra_epi32(all16, _mm512_add_epi32(a, _mm512_set1_epi32(k.round)), k.count);
 }
 
 inline __m512i round_shift16(__m512i acc, const round_shift_params& k) noexcept {
