@@ -1,16 +1,28 @@
-// Where the time of one forward pass goes: a kernel set wrapped so that every kernel call is an
-// rdtsc span adding its ticks to a counter per kind of kernel, shared by bench_encoder.cpp
-// (float) and bench_int8.cpp. The encoder composes kernels only through its kernel set, so
-// running sf::detail::forward with the wrapped set measures the real encoder, call for call.
+// Where the time of one forward pass goes, shared by bench_encoder.cpp (float) and
+// bench_int8.cpp: the encoder's own composition (sf::detail::forward) runs on a kernel set whose
+// kernels of chosen kinds are left out (the wrapped call returns at once), and a kind's share is
+// the time a pass saves without it, over the whole pass's time.
+//
+// Why not time each call: an int8 pass makes thousands of calls of ~50 ns (a softmax row, a head's
+// context); timestamps around each one stop it overlapping its neighbours, and what a timed call
+// costs is not what it costs in place (per call rdtsc spans gave the tiny int8 softmax 7% of a
+// pass where a profiler's samples give it 18-26%). Left-out kernels cost exactly nothing in
+// place, so the difference is what they cost there, overlap and cache effects included.
+//
+// A left-out kernel's outputs keep the values of the previous pass, so every other kernel still
+// runs on real data, and the kernels' times hardly depend on their data (branch-free vector
+// code, fixed loop counts). Passes with and without each kind alternate within every iteration,
+// so drift in the machine's speed (a shared VM) falls on all of them alike.
 #pragma once
 
 #include <benchmark/benchmark.h>
-#include <x86intrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace sfbench {
 
@@ -18,77 +30,64 @@ enum kernel_kind { k_linear, k_attention, k_softmax, k_layer_norm, k_activation,
 inline const char* const kernel_kind_name[kernel_kinds] = {"linear", "attention", "softmax",
                                                            "layer_norm", "activation", "add"};
 
-struct tick_counters {
-    static inline std::uint64_t ticks[kernel_kinds];
-    static inline std::uint64_t calls[kernel_kinds];
-    static void reset() {
-        std::fill(ticks, ticks + kernel_kinds, 0);
-        std::fill(calls, calls + kernel_kinds, 0);
-    }
+// The kinds of kernel the wrapped kernel sets leave out, one bit per kernel_kind.
+struct left_out {
+    static inline unsigned kinds = 0;
+    static bool has(kernel_kind k) noexcept { return (kinds >> k & 1u) != 0; }
 };
 
-// One timed kernel call. rdtsc is not serialising: a span is exact to a few tens of ticks, which
-// the calibration below removes on average.
-class span {
-public:
-    explicit span(kernel_kind k) noexcept : kind_(k), start_(__rdtsc()) {}
-    ~span() {
-        tick_counters::ticks[kind_] += __rdtsc() - start_;
-        ++tick_counters::calls[kind_];
-    }
-    span(const span&) = delete;
-    span& operator=(const span&) = delete;
-
-private:
-    kernel_kind kind_;
-    std::uint64_t start_;
-};
-
-// Ticks an empty span records, on average (the int8 encoder makes a few calls per row and head,
-// thousands per pass, so this is worth removing).
-inline double span_overhead() {
-    static const double ticks = [] {
-        constexpr int spans = 10000;
-        tick_counters::reset();
-        for (int i = 0; i < spans; ++i) const span s(k_add);
-        const double t = double(tick_counters::ticks[k_add]) / spans;
-        tick_counters::reset();
-        return t;
-    }();
-    return ticks;
-}
-
-// Times forward() (one pass) over the benchmark's iterations and reports the share of each kind
-// of kernel in it: share_<kind>, share_other (the composition itself: copies, residual adds of
-// the float path, the transposition of the keys) and nonlinear_share, the part of the pass in
-// the kinds listed in `nonlinear`.
+// Times forward() (one pass) with every kind in `kinds` left out in turn, and with all of
+// `nonlinear` left out together, and reports: share_<kind>, the time saved without that kind
+// over the whole pass (median times of each variant's passes); nonlinear_share, the time saved without all of `nonlinear` (one
+// measurement, not a sum); share_other, what no kind's share covers (the composition itself:
+// copies, the float residual adds); pass_us, the whole pass.
 template <class Forward>
 void measure_share(benchmark::State& state, Forward forward, std::initializer_list<kernel_kind> kinds,
                    std::initializer_list<kernel_kind> nonlinear) {
-    const double overhead = span_overhead();
-    tick_counters::reset();
-    std::uint64_t total = 0;
+    std::vector<unsigned> masks = {0u};  // the whole pass first, then one kind at a time, then nonlinear
+    for (kernel_kind k : kinds) masks.push_back(1u << k);
+    unsigned nonlinear_mask = 0;
+    for (kernel_kind k : nonlinear) nonlinear_mask |= 1u << k;
+    masks.push_back(nonlinear_mask);
+    using clock = std::chrono::steady_clock;
+    const auto elapsed = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
+    // Rounds of all variants per iteration: about a second, so that even the largest
+    // configuration gets a dozen passes of each variant; each variant's time is the median of
+    // its passes (a pass the machine interrupts does not count).
+    const clock::time_point w0 = clock::now();
+    forward();
+    const double one_pass = elapsed(w0);
+    const int rounds = std::max(4, int(1.0 / (one_pass * double(masks.size()))));
+    std::vector<std::vector<double>> passes(masks.size());
     for (auto _ : state) {
-        const std::uint64_t t0 = __rdtsc();
-        forward();
-        total += __rdtsc() - t0;
-        benchmark::ClobberMemory();
+        for (int round = 0; round < rounds; ++round) {
+            for (std::size_t v = 0; v < masks.size(); ++v) {
+                left_out::kinds = masks[v];
+                const clock::time_point t0 = clock::now();
+                forward();
+                passes[v].push_back(elapsed(t0));
+                benchmark::ClobberMemory();
+            }
+        }
     }
-    double spans = 0, kind_ticks[kernel_kinds] = {};
-    for (int k = 0; k < kernel_kinds; ++k) {
-        spans += double(tick_counters::calls[k]);
-        kind_ticks[k] = std::max(0.0, double(tick_counters::ticks[k]) - overhead * double(tick_counters::calls[k]));
+    left_out::kinds = 0;
+    std::vector<double> median(masks.size());
+    for (std::size_t v = 0; v < masks.size(); ++v) {
+        std::vector<double>& p = passes[v];
+        std::nth_element(p.begin(), p.begin() + p.size() / 2, p.end());
+        median[v] = p[p.size() / 2];
     }
-    const double whole = std::max(1.0, double(total) - overhead * spans);
-    double covered = 0, nonlinear_ticks = 0;
+    const double whole = median[0];
+    double covered = 0;
+    std::size_t v = 1;
     for (kernel_kind k : kinds) {
-        state.counters[std::string("share_") + kernel_kind_name[k]] = kind_ticks[k] / whole;
-        covered += kind_ticks[k];
+        const double saved = whole - median[v++];
+        state.counters[std::string("share_") + kernel_kind_name[k]] = saved / whole;
+        covered += saved;
     }
-    for (kernel_kind k : nonlinear) nonlinear_ticks += kind_ticks[k];
-    state.counters["share_other"] = std::max(0.0, whole - covered) / whole;
-    state.counters["nonlinear_share"] = nonlinear_ticks / whole;
-    state.counters["kernel_calls"] = spans / double(state.iterations());
+    state.counters["nonlinear_share"] = (whole - median[v]) / whole;
+    state.counters["share_other"] = (whole - covered) / whole;
+    state.counters["pass_us"] = 1e6 * whole;
 }
 
 }  // namespace sfbench

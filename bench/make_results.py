@@ -282,11 +282,14 @@ def section(title, rows, int8_isa):
             share_checks.append((f"nonlinear share {cfg} {prec} <= {100 * NONLINEAR_TARGET:.0f}%",
                            b["nonlinear_share"] <= NONLINEAR_TARGET, f"{100 * b['nonlinear_share']:.1f}%"))
     out += ["### Where the time goes (simd, whole encoder, valid_len = seq_len)", "",
-            "Each kernel call of one pass timed with rdtsc (the encoder's own composition on a kernel set whose "
-            "kernels are wrapped; the cost of an empty span is subtracted). other: the composition itself "
-            "(copies, the float residual adds, the transposition of the keys). nonlinear = softmax + LayerNorm "
-            "+ activation (+ the requantising residual adds for int8; the requantisation of linear and attention "
-            "outputs happens inside those kernels).", ""]
+            "A kind's share is the time a pass saves when that kind of kernel is left out (the encoder's own "
+            "composition on a kernel set whose kernels of that kind return at once; passes with and without "
+            "each kind alternate, median pass times; bench/kernel_share.hpp), so it is what the kernels cost "
+            "in place, overlap included. Shares under a percent or two are within the noise (they can come out "
+            "negative). other: what no kind covers, the composition itself (copies, the float residual adds, "
+            "storing keys and values). nonlinear = softmax + LayerNorm + activation (+ the requantising residual "
+            "adds for int8), all left out together; the requantisation of linear and attention outputs happens "
+            "inside those kernels.", ""]
     out += table(["config", "precision"] + SHARE_KINDS + ["nonlinear"], lines)
 
     # Targets.
