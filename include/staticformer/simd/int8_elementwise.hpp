@@ -1,7 +1,8 @@
 // staticformer: the int8 residual add and LayerNorm with intrinsics (optimised; bit-identical to
 // reference/int8.hpp).
 //   add:        acc = (x - x_zero_point) x_multiplier + (a - a_zero_point) a_multiplier, then the
-//               rescale by 1 (round_shift: 32-bit lanes) and the output's zero point, lane by lane.
+//               rescale by 1 (round_shift on x86, SRSHL on NEON: 32-bit lanes) and the output's
+//               zero point, lane by lane.
 //   layer_norm: the row's sum and sum of squares with VPMADDWD; the statistics' isqrt and 2^40 / den
 //               in double arithmetic where it is exact (layer_norm_den, layer_norm_reciprocal);
 //               the outputs z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes),
@@ -202,9 +203,11 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
 
 #elif defined(STATICFORMER_INT8_ARM)
 
+// The rescale by 1 is SRSHL by -shift: (acc + 2^(shift-1)) >> shift with the rounding added in
+// full precision (never overflowing), shifts up to 62 included (the shift operand's low byte),
+// and never clamped (|acc| < 2^31).
 inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const rescale4_params k(p.shift);
-    const int32x4_t one = vdupq_n_s32(1), zero_point = vdupq_n_s32(p.output_zero_point);
+    const int32x4_t neg_shift = vdupq_n_s32(-p.shift), zero_point = vdupq_n_s32(p.output_zero_point);
     const int16x8_t xz = vdupq_n_s16(std::int16_t(p.x_zero_point)), az = vdupq_n_s16(std::int16_t(p.a_zero_point));
     const std::int16_t xm = std::int16_t(p.x_multiplier), am = std::int16_t(p.a_multiplier);
     int i = 0;
@@ -212,8 +215,8 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
         const int16x8_t xv = vsubq_s16(vmovl_s8(vld1_s8(x + i)), xz), av = vsubq_s16(vmovl_s8(vld1_s8(a + i)), az);
         const int32x4_t lo = vmlal_n_s16(vmull_n_s16(vget_low_s16(xv), xm), vget_low_s16(av), am);
         const int32x4_t hi = vmlal_high_n_s16(vmull_high_n_s16(xv, xm), av, am);
-        store4_int8(x + i, vaddq_s32(rescale4(lo, one, k), zero_point));
-        store4_int8(x + i + 4, vaddq_s32(rescale4(hi, one, k), zero_point));
+        store4_int8(x + i, vaddq_s32(vrshlq_s32(lo, neg_shift), zero_point));
+        store4_int8(x + i + 4, vaddq_s32(vrshlq_s32(hi, neg_shift), zero_point));
     }
     if (i < n) reference::add(x + i, a + i, n - i, p);
 }
