@@ -109,6 +109,30 @@ TEST(Int8SimdKernels, LinearOddShapes) {
     check_linear_outs<257>(60);
 }
 
+// A negative multiplier is invalid (is_valid rejects it), but weights built by hand can hold
+// one: the simd kernel must still give the reference's bytes (x86 then skips its rescale for
+// multipliers >= 0).
+TEST(Int8SimdKernels, LinearNegativeMultiplier) {
+    constexpr int In = 64, Out = 48, rows = 5;
+    splitmix64 g{80};
+    auto p = std::make_unique<sf::linear_int8<In, Out> >();
+    for (int i = 0; i < In; ++i)
+        for (int o = 0; o < Out; ++o) p->w[i / 4][o][i % 4] = std::int8_t(g.next() >> 56);
+    for (int o = 0; o < Out; ++o) {
+        p->bias[o] = std::int32_t(g.next() >> 40) - (1 << 23);
+        p->multiplier[o] = std::int16_t(g.next() >> 49);
+    }
+    p->multiplier[Out / 2] = -12345;
+    for (int shift : {17, 20, 31}) {
+        p->shift = shift;
+        const std::vector<std::int8_t> x = values(fill::random, std::size_t(rows) * In, g);
+        std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
+        ref::linear(x.data(), rows, *p, a.data());
+        vec::linear(x.data(), rows, *p, b.data());
+        ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << "shift " << shift;
+    }
+}
+
 TEST(Int8SimdKernels, LinearEncoderShapes) {
     check_linear<64, 64>(70);
     check_linear<64, 256>(71);

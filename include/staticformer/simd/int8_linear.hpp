@@ -295,6 +295,12 @@ inline void linear_columns(const std::int8_t* x, int rows, const std::int32_t* r
     }
 }
 
+inline bool nonnegative(const std::int16_t* v, int n) noexcept {
+    std::int16_t any_sign = 0;
+    for (int i = 0; i < n; ++i) any_sign |= v[i];
+    return any_sign >= 0;
+}
+
 // Column blocks outermost (linear_columns), over a chunk of at most linear_chunk rows: a block's
 // weights (In x Vecs vectors) are read from memory once per chunk and reused from cache by each
 // row tile.
@@ -306,8 +312,10 @@ inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<
     std::int32_t row_init[linear_chunk];
     for (int r = 0; r < rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
 #if defined(STATICFORMER_INT8_X86)
-    // The int16 multipliers' shorter exact rescale where the shift allows it (int8_ops.hpp).
-    if (p.shift >= rescale_narrow_params::min_shift) {
+    // The int16 multipliers' shorter exact rescale where the shift allows it (int8_ops.hpp). It
+    // takes multipliers >= 0, as valid weights have (is_valid); weights built by hand with a
+    // negative one take the general rescale, so the output still equals the reference's.
+    if (p.shift >= rescale_narrow_params::min_shift && nonnegative(p.multiplier, Out)) {
         linear_columns(x, rows, row_init, p, y, rescale_narrow_params(p.shift));
         return;
     }
