@@ -105,12 +105,6 @@ inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal,
     }
 }
 
-inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
-    const exp2_table_vectors table;
-    const std::int32_t sum = exponentials(s, n, row_max(s, n), logits, table);
-    probabilities(s, n, reference::softmax_reciprocal(sum), p);
-}
-
 #define STATICFORMER_INT8_SIMD_SOFTMAX 1
 
 #elif defined(STATICFORMER_INT8_X86)
@@ -185,16 +179,18 @@ inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal,
     for (int j = whole; j < n; ++j) p[j] = reference::softmax_probability(s[j], reciprocal);
 }
 
-inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
-    const std::int32_t sum = exponentials(s, n, row_max(s, n), logits, exp2_table_vectors{});
-    probabilities(s, n, reference::softmax_reciprocal(sum), p);
-}
-
 #define STATICFORMER_INT8_SIMD_SOFTMAX 1
 
 #endif
 
 #if defined(STATICFORMER_INT8_SIMD_SOFTMAX)
+
+// One row: its three steps in turn.
+inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    const exp2_table_vectors table;
+    const std::int32_t sum = exponentials(s, n, row_max(s, n), logits, table);
+    probabilities(s, n, reference::softmax_reciprocal(sum), p);
+}
 
 // Rows r < rows of scores s + r Stride into probabilities p + r Stride, up to 8 at a time step
 // by step (every row's maximum, then every row's exponentials, then every row's probabilities),
