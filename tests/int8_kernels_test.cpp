@@ -32,10 +32,12 @@ TEST(Int8SimdKernels, InstructionSet) {
 #endif
 }
 
-enum class fill { random, min, max, alternating, min_max };
-constexpr fill fills[] = {fill::random, fill::min, fill::max, fill::alternating, fill::min_max};
+enum class fill { random, min, max, alternating, min_max, narrow };
+constexpr fill fills[] = {fill::random, fill::min, fill::max, fill::alternating, fill::min_max, fill::narrow};
+constexpr int fill_count = int(sizeof fills / sizeof fills[0]);
 
-// Values of one pattern; min_max: the first half -128, the rest 127.
+// Values of one pattern; min_max: the first half -128, the rest 127; narrow: 37 +- 3 (a small
+// spread: LayerNorm's reciprocal then exceeds 2^31).
 std::int8_t value(fill f, std::size_t i, std::size_t n, splitmix64& g) {
     switch (f) {
         case fill::min:
@@ -46,6 +48,8 @@ std::int8_t value(fill f, std::size_t i, std::size_t n, splitmix64& g) {
             return i % 2 ? 127 : -128;
         case fill::min_max:
             return i < n / 2 ? -128 : 127;
+        case fill::narrow:
+            return std::int8_t(34 + int(g.next() % 7));
         default:
             return std::int8_t(g.next() >> 56);
     }
@@ -77,7 +81,7 @@ void check_linear(std::uint64_t seed) {
             p->shift = shift;
             p->output_zero_point = std::int32_t(g.next() % 256) - 128;
             for (int rows = 1; rows <= 8; ++rows) {
-                const fill xf = fills[(int(wf) + shift + rows) % 5];
+                const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 const std::vector<std::int8_t> x = values(xf, std::size_t(rows) * In, g);  // exactly rows x In
                 std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
                 ref::linear(x.data(), rows, *p, a.data());
@@ -150,7 +154,7 @@ void check_scores(std::uint64_t seed) {
     constexpr int D = 2 * HeadDim;
     splitmix64 g{seed};
     for (fill f : fills) {
-        const std::vector<std::int8_t> q = values(fills[(int(f) + 1) % 5], HeadDim, g);
+        const std::vector<std::int8_t> q = values(fills[(int(f) + 1) % fill_count], HeadDim, g);
         const std::vector<std::int8_t> keys = values(f, std::size_t(S) * D, g);  // row-major [S][D]
         std::vector<std::int8_t> kt_ref(std::size_t(D) * S), kt_vec(kt_ref.size());
         for (int j0 = 0; j0 < S; j0 += 5) {
@@ -449,7 +453,7 @@ TEST(Int8SimdKernels, Add) {
                                    {3, 4, 16384, 16384, 14, 10}};
     for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257}) {
         for (fill f : fills) {
-            const std::vector<std::int8_t> x = values(f, n, g), a = values(fills[(int(f) + 2) % 5], n, g);
+            const std::vector<std::int8_t> x = values(f, n, g), a = values(fills[(int(f) + 2) % fill_count], n, g);
             for (const auto& p : params) {
                 std::vector<std::int8_t> y1(x), y2(x);
                 ref::add(y1.data(), a.data(), n, p);
