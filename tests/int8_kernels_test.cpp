@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -67,7 +68,7 @@ template <int In, int Out>
 void check_linear(std::uint64_t seed) {
     splitmix64 g{seed};
     auto p = std::make_unique<sf::linear_int8<In, Out> >();  // zero: the padding of the last group
-    const int shifts[] = {1, 12, 16, 17, 20, 31, 45, 46, 47, 48, 62};  // x86: 17 and up a shorter rescale
+    const int shifts[] = {1, 12, 16, 17, 20, 31, 39, 40, 45, 46, 47, 48, 62};  // x86: 17 and up a shorter rescale
     for (fill wf : fills) {
         for (int i = 0; i < In; ++i)
             for (int o = 0; o < Out; ++o) p->w[i / 4][o][i % 4] = value(wf, std::size_t(i) * Out + o, In * Out, g);
@@ -113,28 +114,62 @@ TEST(Int8SimdKernels, LinearOddShapes) {
     check_linear_outs<257>(60);
 }
 
+// Weights built by hand (In = 64, Out = 48, random weights): the simd kernel on `rows` random
+// rows must give the reference's bytes.
+using hand_built_linear = sf::linear_int8<64, 48>;
+
+std::unique_ptr<hand_built_linear> random_linear_weights(splitmix64& g) {
+    auto p = std::make_unique<hand_built_linear>();
+    for (int i = 0; i < 64; ++i)
+        for (int o = 0; o < 48; ++o) p->w[i / 4][o][i % 4] = std::int8_t(g.next() >> 56);
+    return p;
+}
+
+::testing::AssertionResult linear_matches_reference(const hand_built_linear& p, splitmix64& g) {
+    constexpr int rows = 5;
+    const std::vector<std::int8_t> x = values(fill::random, std::size_t(rows) * 64, g);
+    std::vector<std::int8_t> a(std::size_t(rows) * 48, 1), b(a.size(), 2);
+    ref::linear(x.data(), rows, p, a.data());
+    vec::linear(x.data(), rows, p, b.data());
+    if (std::memcmp(a.data(), b.data(), a.size()) == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "simd output differs from the reference";
+}
+
 // A negative multiplier is invalid (is_valid rejects it), but weights built by hand can hold
 // one: the simd kernel must still give the reference's bytes (x86 then skips its rescale for
 // multipliers >= 0).
 TEST(Int8SimdKernels, LinearNegativeMultiplier) {
-    constexpr int In = 64, Out = 48, rows = 5;
     splitmix64 g{80};
-    auto p = std::make_unique<sf::linear_int8<In, Out> >();
-    for (int i = 0; i < In; ++i)
-        for (int o = 0; o < Out; ++o) p->w[i / 4][o][i % 4] = std::int8_t(g.next() >> 56);
-    for (int o = 0; o < Out; ++o) {
+    auto p = random_linear_weights(g);
+    for (int o = 0; o < 48; ++o) {
         p->bias[o] = std::int32_t(g.next() >> 40) - (1 << 23);
         p->multiplier[o] = std::int16_t(g.next() >> 49);
     }
-    p->multiplier[Out / 2] = -12345;
+    p->multiplier[24] = -12345;
     for (int shift : {17, 20, 31}) {
         p->shift = shift;
-        const std::vector<std::int8_t> x = values(fill::random, std::size_t(rows) * In, g);
-        std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
-        ref::linear(x.data(), rows, *p, a.data());
-        vec::linear(x.data(), rows, *p, b.data());
-        ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << "shift " << shift;
+        ASSERT_TRUE(linear_matches_reference(*p, g)) << "shift " << shift;
     }
+}
+
+// Zero points outside int8 are invalid too (is_valid), but weights built by hand can hold them:
+// x86 folds the zero point into its shorter rescale only where the sum cannot overflow
+// (|zp| 2^t + 2^(t - 1) <= 2^30, t = shift - 16 <= 31), and takes the general rescale elsewhere.
+TEST(Int8SimdKernels, LinearLargeZeroPoint) {
+    splitmix64 g{81};
+    auto p = random_linear_weights(g);
+    for (int o = 0; o < 48; ++o) {
+        // accumulators near +-2^31 (x w adds at most 2^20): A = acc m / 2^16 near +-2^30
+        p->bias[o] = o % 2 ? std::numeric_limits<std::int32_t>::max() - (1 << 21) - o
+                           : std::numeric_limits<std::int32_t>::min() + (1 << 21) + o;
+        p->multiplier[o] = std::int16_t(32767 - o);
+    }
+    for (int shift : {17, 30, 38, 39, 40, 46, 47, 48})
+        for (std::int32_t zero_point : {0, 1, -1, 127, -128, 255, -255, 256, -256, 4095, 4096, -4097, 1 << 20, -(1 << 20)}) {
+            p->shift = shift;
+            p->output_zero_point = zero_point;
+            ASSERT_TRUE(linear_matches_reference(*p, g)) << "shift " << shift << " zero point " << zero_point;
+        }
 }
 
 TEST(Int8SimdKernels, LinearEncoderShapes) {

@@ -12,7 +12,8 @@
 // have to be recomputed in every call, the weights being constants in flash). Sums wrap
 // modulo 2^32 like the reference's int32 arithmetic, so the result is the same integer.
 // Each accumulator then goes through the vector rescale (int8_ops.hpp; on x86 the shorter one for
-// int16 multipliers when the shift is at least 17, the usual case). Columns that fill no
+// int16 multipliers when the shift is at least 17, the usual case, with the zero point in its
+// rounding constant: tiny linear kernels, AVX-512, 1-3% faster). Columns that fill no
 // whole vector use masked loads and stores (AVX-512) or the reference's per-output routine.
 #pragma once
 
@@ -64,8 +65,7 @@ struct linear_isa {
     static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
                       mask m) noexcept {
         const __m512i mv = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, multiplier));
-        const __m512i q = _mm512_add_epi32(rescale16(a, mv, k), _mm512_set1_epi32(zero_point));
-        _mm_mask_storeu_epi8(y, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
+        _mm_mask_storeu_epi8(y, m, _mm512_maskz_cvtsepi32_epi8(all16, requantize16(a, mv, k, zero_point)));
     }
     using params = rescale16_params;
     // sum_i x[i], 64 bytes per step.
@@ -101,7 +101,7 @@ struct linear_isa : unmasked {
     template <class Params>
     static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
                       mask) noexcept {
-        store8_int8(y, _mm256_add_epi32(rescale8(a, load8_int16(multiplier), k), _mm256_set1_epi32(zero_point)));
+        store8_int8(y, requantize8(a, load8_int16(multiplier), k, zero_point));
     }
     using params = rescale8_params;
     static std::int32_t sum(const std::int8_t* x, int n) noexcept {
@@ -149,7 +149,7 @@ struct linear_isa : unmasked, signed_products {
                       mask) noexcept {
         // hadd: [o0 o1 o4 o5 | o2 o3 o6 o7], then the 64-bit blocks back in order.
         const __m256i v = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s.a, s.b), 0xd8);
-        store8_int8(y, _mm256_add_epi32(rescale8(v, load8_int16(multiplier), k), _mm256_set1_epi32(zero_point)));
+        store8_int8(y, requantize8(v, load8_int16(multiplier), k, zero_point));
     }
     using params = rescale8_params;
 };
@@ -312,11 +312,12 @@ inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<
     std::int32_t row_init[linear_chunk];
     for (int r = 0; r < rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
 #if defined(STATICFORMER_INT8_X86)
-    // The int16 multipliers' shorter exact rescale where the shift allows it (int8_ops.hpp). It
-    // takes multipliers >= 0, as valid weights have (is_valid); weights built by hand with a
-    // negative one take the general rescale, so the output still equals the reference's.
-    if (p.shift >= rescale_narrow_params::min_shift && nonnegative(p.multiplier, Out)) {
-        linear_columns(x, rows, row_init, p, y, rescale_narrow_params(p.shift));
+    // The int16 multipliers' shorter exact requantisation where the shift and the zero point
+    // allow it (int8_ops.hpp). It takes multipliers >= 0, as valid weights have (is_valid);
+    // weights built by hand with a negative one take the general rescale, so the output still
+    // equals the reference's.
+    if (requantize_narrow_params::fits(p.shift, p.output_zero_point) && nonnegative(p.multiplier, Out)) {
+        linear_columns(x, rows, row_init, p, y, requantize_narrow_params(p.shift, p.output_zero_point));
         return;
     }
 #endif

@@ -110,26 +110,39 @@ inline __m256i round_shift8(__m256i acc, const round_shift_params& k) noexcept {
                             _mm256_and_si256(_mm256_sra_epi32(acc, k.below), _mm256_set1_epi32(1)));
 }
 
-// rescale(acc, m, shift) for the linear layers' multipliers, 0 <= m < 2^15, and shift >= 17,
-// in 32-bit lanes. With acc = 2^16 hi + lo (hi = acc >> 16, 0 <= lo < 2^16),
+// requantize(acc, m, shift, zero_point) = rescale(acc, m, shift) + zero_point for the linear
+// layers' multipliers, 0 <= m < 2^15, and shift >= 17, in 32-bit lanes. With
+// acc = 2^16 hi + lo (hi = acc >> 16, 0 <= lo < 2^16),
 //   A = floor(acc m / 2^16) = hi m + floor(lo m / 2^16),
 // VPMADDWD of acc with m in the high halves of the lanes (hi x m + lo x 0, signed) plus
 // VPMULHUW with m in the low halves (floor(lo m / 2^16) in the low half, 0 in the high one).
 // Then rescale() = floor((acc m + 2^(s-1)) / 2^s) = floor((A + 2^(t-1)) / 2^t), t = s - 16:
-// the dropped bits of acc m are below 2^16, so they cannot carry into bit t.
-// |A| < 2^30: the sums never overflow and the result is never clamped. For t > 31 the result
-// is 0 as it is for t = 31 (|A| / 2^31 < 1/2), so t stops at 31 (a shift count of 32 would
-// fill with the sign).
-struct rescale_narrow_params {
+// the dropped bits of acc m are below 2^16, so they cannot carry into bit t. |A| < 2^30, so
+// the result is never clamped, and the zero point joins the rounding constant:
+// (A + 2^(t-1) + zp 2^t) >> t = ((A + 2^(t-1)) >> t) + zp, exact while |zp| 2^t + 2^(t-1)
+// <= 2^30 keeps the sum within int32 (fits(): any int8 zero point for t <= 23, i.e. the usual
+// shifts, 17..39; t <= 31 keeps z << t within 64 bits).
+struct requantize_narrow_params {
     std::int32_t round;
     __m128i count;
-    static constexpr std::int32_t min_shift = 17;
-    explicit rescale_narrow_params(std::int32_t shift) noexcept
-        : round(std::int32_t(1) << (t(shift) - 1)), count(_mm_cvtsi32_si128(t(shift))) {}
-    static std::int32_t t(std::int32_t shift) noexcept { return shift - 16 < 31 ? shift - 16 : 31; }
+    static bool fits(std::int32_t shift, std::int32_t zero_point) noexcept {
+        const int t = shift - 16;
+        if (t < 1 || t > 31) return false;
+        const std::int64_t z = zero_point < 0 ? -std::int64_t(zero_point) : std::int64_t(zero_point);
+        return (z << t) + (std::int64_t(1) << (t - 1)) <= (std::int64_t(1) << 30);
+    }
+    requantize_narrow_params(std::int32_t shift, std::int32_t zero_point) noexcept
+        : round(std::int32_t(std::int64_t(zero_point) * (std::int64_t(1) << (shift - 16)) + (std::int64_t(1) << (shift - 17)))),
+          count(_mm_cvtsi32_si128(shift - 16)) {}
 };
 
-inline __m256i rescale8(__m256i acc, __m256i m, const rescale_narrow_params& k) noexcept {
+// requantize(acc[l], m[l], shift, zero_point) for 8 lanes: the general rescale plus the zero point, or
+// the narrow form above.
+inline __m256i requantize8(__m256i acc, __m256i m, const rescale8_params& k, std::int32_t zero_point) noexcept {
+    return _mm256_add_epi32(rescale8(acc, m, k), _mm256_set1_epi32(zero_point));
+}
+
+inline __m256i requantize8(__m256i acc, __m256i m, const requantize_narrow_params& k, std::int32_t) noexcept {
     const __m256i a = _mm256_add_epi32(_mm256_madd_epi16(acc, _mm256_slli_epi32(m, 16)), _mm256_mulhi_epu16(acc, m));
     return _mm256_sra_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(k.round)), k.count);
 }
@@ -191,7 +204,11 @@ inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noex
     return _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
 }
 
-inline __m512i rescale16(__m512i acc, __m512i m, const rescale_narrow_params& k) noexcept {
+inline __m512i requantize16(__m512i acc, __m512i m, const rescale16_params& k, std::int32_t zero_point) noexcept {
+    return _mm512_add_epi32(rescale16(acc, m, k), _mm512_set1_epi32(zero_point));
+}
+
+inline __m512i requantize16(__m512i acc, __m512i m, const requantize_narrow_params& k, std::int32_t) noexcept {
     const __m512i a =
         _mm512_add_epi32(_mm512_madd_epi16(acc, _mm512_maskz_slli_epi32(all16, m, 16)), _mm512_mulhi_epu16(acc, m));
     return _mm512_maskz_sra_epi32(all16, _mm512_add_epi32(a, _mm512_set1_epi32(k.round)), k.count);
