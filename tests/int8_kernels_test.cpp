@@ -114,8 +114,8 @@ TEST(Int8SimdKernels, LinearOddShapes) {
     check_linear_outs<257>(60);
 }
 
-// Weights built by hand (In = 64, Out = 48, random weights): the simd kernel on `rows` random
-// rows must give the reference's bytes.
+// Weights built by hand (In = 64, Out = 48, random weights): the simd kernel on 5 random rows
+// must give the reference's bytes.
 using hand_built_linear = sf::linear_int8<64, 48>;
 
 std::unique_ptr<hand_built_linear> random_linear_weights(splitmix64& g) {

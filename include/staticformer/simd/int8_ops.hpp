@@ -120,8 +120,8 @@ inline __m256i round_shift8(__m256i acc, const round_shift_params& k) noexcept {
 // the dropped bits of acc m are below 2^16, so they cannot carry into bit t. |A| < 2^30, so
 // the result is never clamped, and the zero point joins the rounding constant:
 // (A + 2^(t-1) + zp 2^t) >> t = ((A + 2^(t-1)) >> t) + zp, exact while |zp| 2^t + 2^(t-1)
-// <= 2^30 keeps the sum within int32 (fits(): any int8 zero point for t <= 23, i.e. the usual
-// shifts, 17..39; t <= 31 keeps z << t within 64 bits).
+// <= 2^30 keeps the sum within int32 (fits(): any int8 zero point for t <= 22, i.e. the usual
+// shifts, 17..38; t <= 31 keeps z << t within 64 bits).
 struct requantize_narrow_params {
     std::int32_t round;
     __m128i count;
