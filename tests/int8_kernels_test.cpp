@@ -38,7 +38,7 @@ constexpr fill fills[] = {fill::random, fill::min, fill::max, fill::alternating,
 constexpr int fill_count = int(sizeof fills / sizeof fills[0]);
 
 // Values of one pattern; min_max: the first half -128, the rest 127; narrow: 37 +- 3 (a small
-// spread: LayerNorm's reciprocal then exceeds 2^31).
+// spread: with a small eps, LayerNorm's den is at most 512 and its reciprocal 2^31 or more).
 std::int8_t value(fill f, std::size_t i, std::size_t n, splitmix64& g) {
     switch (f) {
         case fill::min:
