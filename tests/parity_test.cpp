@@ -116,6 +116,16 @@ TEST(Parity, ExportedHeaderEqualsBlob) {
     check_header_equals_blob(odd_post_gelu, "odd_post_gelu");
 }
 
+// The exporters' headers (f32, f16 and int8) put their weights on a 64-byte boundary, where the
+// 512-bit kernels read whole cache lines (sf::weights_alignment).
+TEST(Parity, ExportedHeadersAlignTheirWeights) {
+    const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % sf::weights_alignment; };
+    EXPECT_EQ(offset(&post_relu), 0u);
+    EXPECT_EQ(offset(&odd_post_gelu), 0u);
+    EXPECT_EQ(offset(&post_relu_f16), 0u);
+    EXPECT_EQ(offset(&post_relu_int8), 0u);
+}
+
 
 // ---- f16 ---------------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 
 Turns a torch.nn.TransformerEncoder (batch_first=True) into
   * a C++ header that defines  NAME_config  (a staticformer::encoder_config) and  NAME
-    (an inline constexpr staticformer::encoder_weights<NAME_config, staticformer::f32>), and/or
+    (an inline constexpr staticformer::encoder_weights<NAME_config, staticformer::f32>, at a
+    64-byte boundary: staticformer::weights_alignment), and/or
   * a weights blob (.sfwb) in the format described in include/staticformer/weights.hpp.
 
 From a whole module saved with torch.save(encoder, "model.pt"), which carries its own options:
@@ -493,7 +494,7 @@ def header_text(name: str, spec: EncoderSpec, weights: EncoderWeights, source: s
         "",
         config_using(name, spec),
         "",
-        f"inline constexpr staticformer::encoder_weights<{name}_config, staticformer::{precision}> {name} = {{",
+        f"alignas(staticformer::weights_alignment) inline constexpr staticformer::encoder_weights<{name}_config, staticformer::{precision}> {name} = {{",
         f"    {{  // layer[{spec.layers}]",
     ]
     for i in range(len(weights.layers)):

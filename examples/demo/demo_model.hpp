@@ -8,7 +8,7 @@
 
 using demo_model_config = staticformer::encoder_config<64, 4, 256, 32, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm>;
 
-inline constexpr staticformer::encoder_weights<demo_model_config, staticformer::f32> demo_model = {
+alignas(staticformer::weights_alignment) inline constexpr staticformer::encoder_weights<demo_model_config, staticformer::f32> demo_model = {
     {  // layer[2]
         {  // layer 0
             // qkv_w[64][192] <- layers.0.self_attn.in_proj_weight, transposed

@@ -8,7 +8,7 @@
 
 using odd_post_gelu_config = staticformer::encoder_config<24, 3, 40, 7, 2, staticformer::gelu>;
 
-inline constexpr staticformer::encoder_weights<odd_post_gelu_config, staticformer::f32> odd_post_gelu = {
+alignas(staticformer::weights_alignment) inline constexpr staticformer::encoder_weights<odd_post_gelu_config, staticformer::f32> odd_post_gelu = {
     {  // layer[2]
         {  // layer 0
             // qkv_w[24][72] <- layers.0.self_attn.in_proj_weight, transposed

@@ -8,7 +8,7 @@
 
 using post_relu_config = staticformer::encoder_config<32, 4, 64, 8, 2>;
 
-inline constexpr staticformer::encoder_weights<post_relu_config, staticformer::f32> post_relu = {
+alignas(staticformer::weights_alignment) inline constexpr staticformer::encoder_weights<post_relu_config, staticformer::f32> post_relu = {
     {  // layer[2]
         {  // layer 0
             // qkv_w[32][96] <- layers.0.self_attn.in_proj_weight, transposed

@@ -7,7 +7,7 @@
 
 using post_relu_int8_config = staticformer::encoder_config<32, 4, 64, 8, 2>;
 
-inline constexpr staticformer::encoder_weights<post_relu_int8_config, staticformer::int8> post_relu_int8 = {
+alignas(staticformer::weights_alignment) inline constexpr staticformer::encoder_weights<post_relu_int8_config, staticformer::int8> post_relu_int8 = {
 {0x1.ed4744p-6f, 5},  // input
 {0x1.e71ab2p-6f, -9},  // output
 {
