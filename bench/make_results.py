@@ -6,8 +6,9 @@
 
 Per instruction set: a float binary (bench_encoder.cpp) and an int8 binary (bench_int8.cpp).
 A build whose instruction set this CPU lacks is skipped. Each binary runs once with JSON output,
-every benchmark repeated (--benchmark_repetitions) and reported as aggregates; the tables use
-the median CPU time of the repetitions (GFLOP/s and GOP/s are recomputed from it). The raw JSON
+every benchmark repeated (--benchmark_repetitions, interleaved at random) and reported as
+aggregates; the tables use the median CPU time of the repetitions (GFLOP/s and GOP/s are
+recomputed from it). The raw JSON
 is kept beside the binaries (BUILD_DIR/bench/<binary>.json); --reuse rebuilds the report from it
 without running anything.
 
@@ -70,8 +71,12 @@ def run(binary, args):
     saved = binary.with_suffix(".json")
     if args.reuse:
         return json.loads(saved.read_text()) if saved.exists() else None
+    # Repetitions in random order across the binary's benchmarks: a slow spell of a shared
+    # machine then hits one repetition of several benchmarks, not every repetition of one, and
+    # the median leaves it out.
     cmd = [str(binary), "--benchmark_format=json", f"--benchmark_min_time={args.min_time}",
-           f"--benchmark_repetitions={args.repetitions}", "--benchmark_report_aggregates_only=true"]
+           f"--benchmark_repetitions={args.repetitions}", "--benchmark_enable_random_interleaving=true",
+           "--benchmark_report_aggregates_only=true"]
     print("running " + " ".join(cmd), flush=True)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     saved.write_text(out)
@@ -418,7 +423,7 @@ def main():
         if tf:
             out.append(f"  - {b}: `{tf}`")
     out += [f"- Google Benchmark, one thread, batch 1: each benchmark runs for at least {args.min_time} s, "
-            f"{args.repetitions} times; the tables use the **{STATISTIC} CPU time** of the repetitions "
+            f"{args.repetitions} times, the repetitions of all the binary's benchmarks in random order; the tables use the **{STATISTIC} CPU time** of the repetitions "
             "(for the GELU kernel, which restores its input between calls untimed, the median manual time).",
             "- configurations (d_model/heads/d_ff/seq_len/layers): "
             + ", ".join(f"{c} {d}" for c, d in CONFIGS.items()) + "; pre-norm, GELU, final LayerNorm.",
