@@ -201,7 +201,7 @@ inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noex
         _mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, acc, 32), _mm512_maskz_srli_epi64(all8, m, 32));
     even = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(even, k.round), k.count));
     odd = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(odd, k.round), k.count));
-    return _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+    return _mm512_mask_shuffle_epi32(even, 0xaaaa, odd, _MM_PERM_CDAB);  // odd lanes: the low halves of `odd`
 }
 
 inline __m512i requantize16(__m512i acc, __m512i m, const rescale16_params& k, std::int32_t zero_point) noexcept {

@@ -1,9 +1,9 @@
 // staticformer: the int8 softmax with x86 intrinsics (optimised; bit-identical to
 // reference/int8.hpp's softmax), lane by lane:
-//   u   = rescale(max - s[j], logits)                     (the vector rescale of int8_ops.hpp)
+//   u   = rescale(max - s[j], logits), capped at 2^20     (softmax_u: d >= 0, the cap leaves e_j)
 //   e_j = exp2_neg_q16(u): table interval (u >> 8) & 255, linear interpolation by u & 255,
 //         then a rounding shift by u >> 16 (0 beyond 15)
-//   p_j = min((e_j * (2^46 / sum e) + 2^30) >> 31, 32767)
+//   p_j = min((e_j * (2^46 / sum e) + 2^30) >> 31, 32767) (in 32-bit lanes: probability_factors)
 // AVX2: one 32-bit gather at byte offset 2i of the 16-bit table loads the interval's two end
 // points (entries i and i + 1, i <= 255: never past entry 256); AVX-512: VPERMI2W lookups in the
 // table held in registers (exp2_table_pairs). The sum of the exponentials is exact
@@ -20,6 +20,22 @@
 namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
+
+#if defined(STATICFORMER_INT8_X86)
+
+// The probabilities' product in 32-bit lanes. With the reciprocal r = softmax_reciprocal(sum)
+// <= 2^31 split as r = 2^16 hi + lo (hi <= 2^15, lo < 2^16) and an exponential e <= 2^15:
+//   (e r + 2^30) >> 31 = (e hi + ((e lo + 2^30) >> 16)) >> 15        (floor of a floor)
+//                      = (e hi + floor(e lo / 2^16) + 2^14) >> 15,
+// e hi <= 2^30 by VPMULLD, floor(e lo / 2^16) by VPMULHUW (e and lo in the low 16 bits of each
+// lane, zeros above), instead of two 64-bit products.
+struct probability_factors {
+    std::int32_t hi, lo;
+    explicit probability_factors(std::int64_t reciprocal) noexcept
+        : hi(std::int32_t(reciprocal >> 16)), lo(std::int32_t(reciprocal & 0xffff)) {}
+};
+
+#endif
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
@@ -52,7 +68,8 @@ inline __m512i exp2_table_pairs(__m512i i, const exp2_table_vectors& t) noexcept
     return _mm512_mask_blend_epi16(bit8, below256, _mm512_set1_epi16(std::int16_t(math::exp2_table.value[256])));
 }
 
-inline __m512i exp2_neg_q16_16(__m512i u, const exp2_table_vectors& table) noexcept {
+// exp2_neg_q16 of the lanes in `tail`, 0 in the others.
+inline __m512i exp2_neg_q16_16(__m512i u, const exp2_table_vectors& table, __mmask16 tail) noexcept {
     const __m512i whole = _mm512_maskz_srli_epi32(all16, u, 16);
     const __m512i i = _mm512_and_si512(_mm512_maskz_srli_epi32(all16, u, 8), _mm512_set1_epi32(0xff));
     const __m512i r = _mm512_and_si512(u, _mm512_set1_epi32(0xff));
@@ -63,8 +80,22 @@ inline __m512i exp2_neg_q16_16(__m512i u, const exp2_table_vectors& table) noexc
     const __m512i v = _mm512_sub_epi32(a, step);
     // (v + 2^whole / 2) >> whole: v itself for whole = 0.
     const __m512i half = _mm512_maskz_srli_epi32(all16, _mm512_maskz_sllv_epi32(all16, _mm512_set1_epi32(1), whole), 1);
-    const __mmask16 live = _mm512_cmple_epu32_mask(whole, _mm512_set1_epi32(15));
+    const __mmask16 live = _mm512_mask_cmple_epu32_mask(tail, whole, _mm512_set1_epi32(15));
     return _mm512_maskz_srlv_epi32(live, _mm512_add_epi32(v, half), whole);
+}
+
+// u = rescale(d, m, shift) for the softmax's d = max - s[j] >= 0 and m >= 0 (one multiplier in
+// every lane): the product and the quotient are never negative, and every u >= 2^20 gives the
+// same exponential, 0 (whole > 15), so the quotient is capped at 2^20 by one unsigned minimum
+// instead of clamped to +-2^30, with a logical shift; the odd lanes' quotients (< 2^32) move
+// into place with one in-lane shuffle.
+inline __m512i softmax_u16(__m512i d, __m512i m, const rescale16_params& k) noexcept {
+    const __m512i cap = _mm512_set1_epi64(std::int64_t(1) << 20);
+    const auto quotient = [&](__m512i lanes) {
+        const __m512i q = _mm512_maskz_srl_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, lanes, m), k.round), k.count);
+        return _mm512_maskz_min_epu64(all8, q, cap);
+    };
+    return _mm512_mask_shuffle_epi32(quotient(d), 0xaaaa, quotient(_mm512_maskz_srli_epi64(all8, d, 32)), _MM_PERM_CDAB);
 }
 
 // The softmax's three steps for one row: the maximum; the exponentials (left in s) and their
@@ -83,23 +114,21 @@ inline std::int32_t exponentials(std::int32_t* s, int n, std::int32_t max, math:
     for (int j = 0; j < n; j += 16) {
         const __mmask16 live = mask16(n - j);
         const __m512i d = _mm512_sub_epi32(maxv, _mm512_maskz_loadu_epi32(live, s + j));
-        const __m512i e = _mm512_maskz_mov_epi32(live, exp2_neg_q16_16(rescale16(d, m, k), table));
+        const __m512i e = exp2_neg_q16_16(softmax_u16(d, m, k), table, live);
         _mm512_mask_storeu_epi32(s + j, live, e);
         sumv = _mm512_add_epi32(sumv, e);
     }
     return hsum16(sumv);
 }
 
-// reciprocal = softmax_reciprocal(sum) <= 2^31: an unsigned 32-bit factor.
 inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal, std::int16_t* p) noexcept {
-    const __m512i rv = _mm512_set1_epi64(reciprocal), round = _mm512_set1_epi64(std::int64_t(1) << 30);
+    const probability_factors f(reciprocal);
+    const __m512i hi = _mm512_set1_epi32(f.hi), lo = _mm512_set1_epi32(f.lo);
     for (int j = 0; j < n; j += 16) {
         const __mmask16 live = mask16(n - j);
         const __m512i e = _mm512_maskz_loadu_epi32(live, s + j);
-        const __m512i even = _mm512_maskz_srli_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, e, rv), round), 31);
-        const __m512i odd = _mm512_maskz_srli_epi64(
-            all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, _mm512_maskz_srli_epi64(all8, e, 32), rv), round), 31);
-        const __m512i q = _mm512_mask_blend_epi32(0xaaaa, even, _mm512_maskz_slli_epi64(all8, odd, 32));
+        const __m512i a = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, e, hi), _mm512_mulhi_epu16(e, lo));
+        const __m512i q = _mm512_maskz_srli_epi32(all16, _mm512_add_epi32(a, _mm512_set1_epi32(1 << 14)), 15);
         const __m512i clamped = _mm512_maskz_min_epi32(all16, q, _mm512_set1_epi32(32767));
         _mm256_mask_storeu_epi16(p + j, live, _mm512_maskz_cvtepi32_epi16(all16, clamped));
     }
@@ -130,6 +159,18 @@ inline __m256i exp2_neg_q16_8(__m256i u) noexcept {
     return _mm256_and_si256(live, _mm256_srlv_epi32(_mm256_add_epi32(v, half), whole));
 }
 
+// u = rescale(d, m, shift) for d = max - s[j] >= 0 and m >= 0, as softmax_u16 (AVX-512): a
+// logical shift, and quotients above 2^20 (exponential 0) made all ones (whole = 65535 > 15)
+// by OR-ing in the comparison's mask, where rescale8 emulates the arithmetic shift and clamps.
+inline __m256i softmax_u8(__m256i d, __m256i m, const rescale8_params& k) noexcept {
+    const __m256i cap = _mm256_set1_epi64x(std::int64_t(1) << 20);
+    const auto quotient = [&](__m256i lanes) {
+        const __m256i q = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(lanes, m), k.round), k.count);
+        return _mm256_or_si256(q, _mm256_cmpgt_epi64(q, cap));
+    };
+    return _mm256_blend_epi32(quotient(d), _mm256_slli_epi64(quotient(_mm256_srli_epi64(d, 32)), 32), 0xaa);
+}
+
 // The gather reads the table in memory: nothing to load per call.
 struct exp2_table_vectors {};
 
@@ -154,7 +195,7 @@ inline std::int32_t exponentials(std::int32_t* s, int n, std::int32_t max, math:
     __m256i sumv = _mm256_setzero_si256();
     for (int j = 0; j < whole; j += 8) {
         __m256i* at = reinterpret_cast<__m256i*>(s + j);
-        const __m256i e = exp2_neg_q16_8(rescale8(_mm256_sub_epi32(maxv, _mm256_loadu_si256(at)), m, k));
+        const __m256i e = exp2_neg_q16_8(softmax_u8(_mm256_sub_epi32(maxv, _mm256_loadu_si256(at)), m, k));
         _mm256_storeu_si256(at, e);
         sumv = _mm256_add_epi32(sumv, e);
     }
@@ -163,15 +204,15 @@ inline std::int32_t exponentials(std::int32_t* s, int n, std::int32_t max, math:
     return sum;
 }
 
-// reciprocal = softmax_reciprocal(sum) <= 2^31: an unsigned 32-bit factor.
 inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal, std::int16_t* p) noexcept {
     const int whole = n / 8 * 8;
-    const __m256i rv = _mm256_set1_epi64x(reciprocal), round = _mm256_set1_epi64x(std::int64_t(1) << 30);
+    const probability_factors f(reciprocal);
+    const __m256i hi = _mm256_set1_epi32(f.hi), lo = _mm256_set1_epi32(f.lo);
     for (int j = 0; j < whole; j += 8) {
         const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + j));
-        const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(e, rv), round), 31);
-        const __m256i odd = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(e, 32), rv), round), 31);
-        const __m256i q = _mm256_min_epi32(_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa), _mm256_set1_epi32(32767));
+        const __m256i a = _mm256_add_epi32(_mm256_mullo_epi32(e, hi), _mm256_mulhi_epu16(e, lo));
+        const __m256i q = _mm256_min_epi32(_mm256_srli_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(1 << 14)), 15),
+                                           _mm256_set1_epi32(32767));
         // q in [0, 32767]: the signed pack is exact; lanes 0-3 and 4-7 sit in the two halves.
         const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p + j), w);
