@@ -37,8 +37,8 @@ using weight_element_t = typename weight_element<P>::type;
 // Where weights should start: a 64-byte boundary (a cache line, an AVX-512 vector). The weight
 // types ask only for their elements' alignment, so that a blob can be used wherever it lies,
 // but 512-bit kernels whose weight rows straddle cache lines run slower (f32 encoder, AVX-512,
-// weights 4 to 48 bytes past a boundary against on one: mini 8.8 -> 9.9..10.3 ms, wide 28.4 ->
-// 31.1..32.0 ms, median passes). The exporters' headers declare their objects
+// median pass with the weights on a boundary and 4 to 48 bytes past one: mini 8.8 and 9.9..10.3
+// ms, wide 28.4 and 31.1..32.0 ms). The exporters' headers declare their objects
 // alignas(weights_alignment); a blob's payload starts blob::header_bytes (64) after the blob,
 // so a blob at a 64-byte boundary has it too. Declare your own weight objects the same way.
 inline constexpr std::size_t weights_alignment = 64;

@@ -48,8 +48,28 @@ struct batch_ops {
 
     static batch fma(const batch& a, const batch& b, const batch& c) noexcept { return simd::fma(a, b, c); }
     static batch div(const batch& a, const batch& b) noexcept { return simd::div(a, b); }
-    static batch max(const batch& a, const batch& b) noexcept { return xsimd::select(a > b, a, b); }
-    static batch min(const batch& a, const batch& b) noexcept { return xsimd::select(a < b, a, b); }
+    // a > b ? a : b and a < b ? a : b. On x86 that is what MAXPS / MINPS compute, NaNs and
+    // signed zeros included (the second operand whenever the comparison fails): one instruction
+    // instead of a compare and a blend (GELU kernel, AVX-512: ~45 -> 42 vector operations per
+    // batch). NEON's FMAX / FMIN differ for NaNs and zeros, so other targets select.
+    static batch max(const batch& a, const batch& b) noexcept {
+#if defined(__AVX512F__)
+        return _mm512_maskz_max_ps(0xffff, a, b);  // all-ones masked form: GCC 12 bug 105593 (int8_ops.hpp)
+#elif defined(__AVX__)
+        return _mm256_max_ps(a, b);
+#else
+        return xsimd::select(a > b, a, b);
+#endif
+    }
+    static batch min(const batch& a, const batch& b) noexcept {
+#if defined(__AVX512F__)
+        return _mm512_maskz_min_ps(0xffff, a, b);
+#elif defined(__AVX__)
+        return _mm256_min_ps(a, b);
+#else
+        return xsimd::select(a < b, a, b);
+#endif
+    }
     static batch abs(const batch& a) noexcept { return xsimd::abs(a); }
     static batch select(const mask& c, const batch& a, const batch& b) noexcept { return xsimd::select(c, a, b); }
     // 2^n for an integral n in [-126, 127]. n + 1.5 * 2^23 is exact and its low mantissa bits
