@@ -423,7 +423,8 @@ def main():
         if tf:
             out.append(f"  - {b}: `{tf}`")
     out += [f"- Google Benchmark, one thread, batch 1: each benchmark runs for at least {args.min_time} s, "
-            f"{args.repetitions} times, the repetitions of all the binary's benchmarks in random order; the tables use the **{STATISTIC} CPU time** of the repetitions "
+            f"{args.repetitions} times, the repetitions of all the binary's benchmarks in random order; "
+            f"the tables use the **{STATISTIC} CPU time** of the repetitions "
             "(for the GELU kernel, which restores its input between calls untimed, the median manual time).",
             "- configurations (d_model/heads/d_ff/seq_len/layers): "
             + ", ".join(f"{c} {d}" for c, d in CONFIGS.items()) + "; pre-norm, GELU, final LayerNorm.",

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "common/compare.hpp"
@@ -91,6 +92,24 @@ void check_same(const std::vector<float>& xs, ScalarF scalar, BatchF vector, con
     for (; i + width <= xs.size(); i += width) vector(batch::load_unaligned(xs.data() + i)).store_unaligned(b.data() + i);
     for (; i < xs.size(); ++i) b[i] = scalar(xs[i]);
     EXPECT_TRUE(sftest::bit_equal(a.data(), b.data(), a.size())) << what;
+}
+
+// batch_ops::max / min (MAXPS / MINPS on x86) against the scalar ops' a > b ? a : b and
+// a < b ? a : b on the pairs where max / min instructions differ: signed zeros, NaNs, infinities.
+TEST(Approx, BatchMaxMinEqualScalar) {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const float values[] = {0.0f, -0.0f, nan, -nan, inf, -inf, 1.0f, -1.0f, std::numeric_limits<float>::denorm_min()};
+    for (float a : values)
+        for (float b : values) {
+            float lanes_max[width], lanes_min[width];
+            batch_ops::max(batch(a), batch(b)).store_unaligned(lanes_max);
+            batch_ops::min(batch(a), batch(b)).store_unaligned(lanes_min);
+            const float want_max = ops::max(a, b), want_min = ops::min(a, b);
+            for (int l = 0; l < width; ++l) {
+                EXPECT_TRUE(sftest::bit_equal(&lanes_max[l], &want_max, 1)) << "max(" << a << ", " << b << ")";
+                EXPECT_TRUE(sftest::bit_equal(&lanes_min[l], &want_min, 1)) << "min(" << a << ", " << b << ")";
+            }
+        }
 }
 
 TEST(Approx, BatchEqualsScalar) {

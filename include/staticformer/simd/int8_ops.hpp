@@ -86,13 +86,19 @@ struct rescale8_params {
         : round(_mm256_set1_epi64x(std::int64_t(1) << (shift - 1))), count(_mm_cvtsi32_si128(shift)) {}
 };
 
+// 32-bit lanes from the 64-bit results of the even lanes (`even`) and of the odd ones (`odd`),
+// each in the low half of its 64-bit lane.
+inline __m256i join_halves8(__m256i even, __m256i odd) noexcept {
+    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
+}
+
 // rescale(acc[l], m[l], shift) for 8 lanes.
 inline __m256i rescale8(__m256i acc, __m256i m, const rescale8_params& k) noexcept {
     __m256i even = _mm256_mul_epi32(acc, m);
     __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(acc, 32), _mm256_srli_epi64(m, 32));
     even = clamp64(sra64(_mm256_add_epi64(even, k.round), k.count));
     odd = clamp64(sra64(_mm256_add_epi64(odd, k.round), k.count));
-    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
+    return join_halves8(even, odd);
 }
 
 // rescale(acc, 1, shift) for shift >= 1, in 32-bit lanes: (acc + 2^(shift-1)) >> shift =
@@ -194,6 +200,11 @@ inline __m512i clamp64(__m512i v) noexcept {
                                   _mm512_set1_epi64(std::int64_t(1) << 30));
 }
 
+// join_halves8 for 16 lanes: one in-lane shuffle moves the odd lanes' low halves into place.
+inline __m512i join_halves16(__m512i even, __m512i odd) noexcept {
+    return _mm512_mask_shuffle_epi32(even, 0xaaaa, odd, _MM_PERM_CDAB);
+}
+
 // rescale(acc[l], m[l], shift) for 16 lanes.
 inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noexcept {
     __m512i even = _mm512_maskz_mul_epi32(all8, acc, m);
@@ -201,7 +212,7 @@ inline __m512i rescale16(__m512i acc, __m512i m, const rescale16_params& k) noex
         _mm512_maskz_mul_epi32(all8, _mm512_maskz_srli_epi64(all8, acc, 32), _mm512_maskz_srli_epi64(all8, m, 32));
     even = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(even, k.round), k.count));
     odd = clamp64(_mm512_maskz_sra_epi64(all8, _mm512_add_epi64(odd, k.round), k.count));
-    return _mm512_mask_shuffle_epi32(even, 0xaaaa, odd, _MM_PERM_CDAB);  // odd lanes: the low halves of `odd`
+    return join_halves16(even, odd);
 }
 
 inline __m512i requantize16(__m512i acc, __m512i m, const rescale16_params& k, std::int32_t zero_point) noexcept {

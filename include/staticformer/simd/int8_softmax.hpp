@@ -87,15 +87,15 @@ inline __m512i exp2_neg_q16_16(__m512i u, const exp2_table_vectors& table, __mma
 // u = rescale(d, m, shift) for the softmax's d = max - s[j] >= 0 and m >= 0 (one multiplier in
 // every lane): the product and the quotient are never negative, and every u >= 2^20 gives the
 // same exponential, 0 (whole > 15), so the quotient is capped at 2^20 by one unsigned minimum
-// instead of clamped to +-2^30, with a logical shift; the odd lanes' quotients (< 2^32) move
-// into place with one in-lane shuffle.
+// instead of clamped to +-2^30, with a logical shift.
 inline __m512i softmax_u16(__m512i d, __m512i m, const rescale16_params& k) noexcept {
     const __m512i cap = _mm512_set1_epi64(std::int64_t(1) << 20);
     const auto quotient = [&](__m512i lanes) {
-        const __m512i q = _mm512_maskz_srl_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epu32(all8, lanes, m), k.round), k.count);
+        const __m512i product = _mm512_maskz_mul_epu32(all8, lanes, m);
+        const __m512i q = _mm512_maskz_srl_epi64(all8, _mm512_add_epi64(product, k.round), k.count);
         return _mm512_maskz_min_epu64(all8, q, cap);
     };
-    return _mm512_mask_shuffle_epi32(quotient(d), 0xaaaa, quotient(_mm512_maskz_srli_epi64(all8, d, 32)), _MM_PERM_CDAB);
+    return join_halves16(quotient(d), quotient(_mm512_maskz_srli_epi64(all8, d, 32)));
 }
 
 // The softmax's three steps for one row: the maximum; the exponentials (left in s) and their
@@ -168,7 +168,7 @@ inline __m256i softmax_u8(__m256i d, __m256i m, const rescale8_params& k) noexce
         const __m256i q = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(lanes, m), k.round), k.count);
         return _mm256_or_si256(q, _mm256_cmpgt_epi64(q, cap));
     };
-    return _mm256_blend_epi32(quotient(d), _mm256_slli_epi64(quotient(_mm256_srli_epi64(d, 32)), 32), 0xaa);
+    return join_halves8(quotient(d), quotient(_mm256_srli_epi64(d, 32)));
 }
 
 // The gather reads the table in memory: nothing to load per call.
