@@ -91,7 +91,9 @@ TEST(Blob, EachFieldHasItsStatus) {
     }
     {
         blob_buffer b;
-        b.set<std::uint32_t>(4, 2);
+        b.set<std::uint32_t>(4, 3);
+        EXPECT_EQ(b.load(), sf::status::blob_bad_version);
+        b.set<std::uint32_t>(4, 0);
         EXPECT_EQ(b.load(), sf::status::blob_bad_version);
     }
     {
@@ -116,6 +118,37 @@ TEST(Blob, EachFieldHasItsStatus) {
         b.set<std::uint64_t>(48, sizeof(weights) + 4);
         EXPECT_EQ(b.load(), sf::status::blob_bad_size);
     }
+}
+
+// The blob of cfg's test weights in precision P, its version field set to `version`, loaded.
+template <class P>
+sf::status load_with_version(std::uint32_t version) {
+    constexpr std::size_t n = sf::blob::size<cfg, P>;
+    alignas(64) static unsigned char bytes[n];
+    EXPECT_EQ(sf::write_blob(weights_for<cfg, P>(), bytes, n), sf::status::ok);
+    std::uint32_t written;
+    std::memcpy(&written, bytes + offsetof(sf::blob::header, version), 4);
+    EXPECT_EQ(written, sf::blob::version);
+    std::memcpy(bytes + offsetof(sf::blob::header, version), &version, 4);
+    const std::uint32_t crc = sf::blob::crc32(bytes, offsetof(sf::blob::header, header_crc));
+    std::memcpy(bytes + offsetof(sf::blob::header, header_crc), &crc, 4);
+    const sf::encoder_weights<cfg, P>* w = nullptr;
+    const sf::status s = sf::load_blob<cfg, P>(bytes, n, w);
+    EXPECT_EQ(s == sf::status::ok, w != nullptr);
+    return s;
+}
+
+// Version 2 changed only the int8 payload's layout: f32 and f16 blobs of version 1 hold the
+// same bytes and still load; an int8 blob of version 1 is refused (its layout is not this one).
+TEST(Blob, Version1IsReadForFloatsOnly) {
+    EXPECT_EQ(sf::blob::version, 2u);
+    EXPECT_EQ(load_with_version<sf::f32>(2), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::f16>(2), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::int8>(2), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::f32>(1), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::f16>(1), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::int8>(1), sf::status::blob_bad_version);
+    EXPECT_EQ(load_with_version<sf::int8>(3), sf::status::blob_bad_version);
 }
 
 TEST(Blob, WrongConfigurationIsRefused) {

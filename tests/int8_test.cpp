@@ -260,12 +260,13 @@ TEST(Int8Encoder, StatusAndInPlace) {
     EXPECT_EQ(y, z);
 }
 
-// The demo configuration: int8 weights (scales, biases, tables included) at most 0.27 x f32.
+// The demo configuration: int8 weights (scales, biases, tables included) at most 0.272 x f32
+// (0.270 before the layout's 64-byte units: 912 bytes of padding, 0.8%).
 TEST(Int8Encoder, MemoryIsAQuarter) {
     using cfg = tiny_pre_gelu;
     using enc8 = sf::encoder<cfg, sf::int8, sf::reference>;  // the reference tile: 4 rows
     using enc32 = sf::encoder<cfg, sf::f32, sf::reference>;
-    static_assert(enc8::weight_bytes * 100 <= 27 * enc32::weight_bytes, "int8 weights <= 0.27 x f32");
+    static_assert(enc8::weight_bytes * 1000 <= 272 * enc32::weight_bytes, "int8 weights <= 0.272 x f32");
     constexpr std::size_t D = 64, S = 32, F = 256, T = 4;
     static_assert(enc8::workspace_bytes == 2 * S * D + 3 * T * D + T * F + 4 * S + 2 * S,
                   "int8 workspace: keys, values, tiles, one row of scores and of probabilities");

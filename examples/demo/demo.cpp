@@ -28,7 +28,7 @@ float out_simd[S * D];
 sf::encoder<cfg, sf::f32, sf::reference> reference_encoder{demo_model};
 sf::encoder<cfg> default_encoder{demo_model};  // simd where this build has it
 
-sf::encoder_weights<cfg, sf::int8> demo_model_int8;  // quantised in main()
+alignas(sf::weights_alignment) sf::encoder_weights<cfg, sf::int8> demo_model_int8;  // quantised in main()
 std::int8_t input_int8[S * D], out_int8_reference[S * D], out_int8[S * D];
 sf::encoder<cfg, sf::int8, sf::reference> reference_int8{demo_model_int8};
 sf::encoder<cfg, sf::int8> default_int8{demo_model_int8};

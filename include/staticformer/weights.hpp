@@ -145,7 +145,8 @@ inline void convert_weights(const encoder_weights<Cfg, PIn>& in, encoder_weights
 //
 //   off  size  field
 //     0     4  magic "SFWB"
-//     4     4  format version (1)
+//     4     4  format version (2; version 1 f32 and f16 blobs, whose payloads are the same,
+//              are read too)
 //     8     4  header size in bytes (64)
 //    12     4  byte-order mark 0x01020304 as written by the producer
 //    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each)
@@ -159,7 +160,12 @@ inline void convert_weights(const encoder_weights<Cfg, PIn>& in, encoder_weights
 //    60     4  CRC-32 of header bytes [0, 60)
 namespace blob {
 
-constexpr std::uint32_t version = 1;
+// Version 2 changed the int8 payload only (weights_int8.hpp: every matrix on a 64-byte unit).
+constexpr std::uint32_t version = 2;
+template <class P>
+constexpr bool reads_version(std::uint32_t v) noexcept {
+    return v == version || (v == 1 && !std::is_same<P, int8>::value);
+}
 constexpr std::size_t header_bytes = 64;
 constexpr std::uint32_t byte_order_mark = 0x01020304u;
 constexpr char magic[4] = {'S', 'F', 'W', 'B'};
@@ -250,7 +256,7 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
         return h.byte_order == swapped ? status::blob_bad_endianness : status::blob_bad_magic;
     }
     if (h.header_crc != blob::crc32(bytes, offsetof(blob::header, header_crc))) return status::blob_bad_checksum;
-    if (h.version != blob::version || h.header_bytes != blob::header_bytes) return status::blob_bad_version;
+    if (!blob::reads_version<P>(h.version) || h.header_bytes != blob::header_bytes) return status::blob_bad_version;
     std::uint32_t eps_bits;
     std::memcpy(&eps_bits, &Cfg::eps, 4);
     if (h.d_model != std::uint32_t(Cfg::d_model) || h.heads != std::uint32_t(Cfg::heads) ||

@@ -142,7 +142,7 @@ void quantize_linear(const float* w, int w_stride, const float* b, const tensor_
     q.shift = encode(largest, 15).shift;
     for (int o = 0; o < Out; ++o)
         q.multiplier[o] = clamp_to<std::int16_t>(round_half_up(std::ldexp(real[o], q.shift)), 0, 32767);
-    if (Out % 2) q.multiplier[Out] = 0;
+    for (int o = Out; o < q.multiplier_count; ++o) q.multiplier[o] = 0;  // the layout's padding
     q.output_zero_point = out.zero_point;
 }
 
@@ -159,7 +159,7 @@ void quantize_layer_norm(const float* gamma, const float* beta, float eps, const
         q.beta[c] = clamp_to<std::int32_t>(round_half_up(std::ldexp(double(beta[c]) / out.scale, 8 + g)),
                                            -double(1 << 29), double(1 << 29));
     }
-    if (N % 2) q.gamma[N] = 0;
+    for (int c = N; c < q.gamma_count; ++c) q.gamma[c] = 0;  // the layout's padding
     const double e = round_half_up(double(eps) * double(N) * double(N) / (in.scale * in.scale));
     q.eps = clamp_to<std::int64_t>(e, 0.0, std::ldexp(1.0, 62));
     q.output_zero_point = out.zero_point;

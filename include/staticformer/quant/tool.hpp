@@ -52,7 +52,7 @@ struct writer {
         text("},\n");
         list(l.bias, Out);
         std::fprintf(f, ", %d, %d,\n", int(l.shift), int(l.output_zero_point));
-        list(l.multiplier, Out + Out % 2);
+        list(l.multiplier, l.multiplier_count);
         text("}");
     }
     template <int N>
@@ -60,7 +60,7 @@ struct writer {
         std::fprintf(f, "{%lldLL, %d, %d,\n", (long long)n.eps, int(n.shift), int(n.output_zero_point));
         list(n.beta, N);
         text(",\n");
-        list(n.gamma, N + N % 2);
+        list(n.gamma, n.gamma_count);
         text("}");
     }
     void operator()(const add_int8& a) {
@@ -82,25 +82,26 @@ void write_header(std::FILE* f, const char* name, const char* config_line, const
                  "#pragma once\n\n#include <staticformer/staticformer.hpp>\n\n%s\n\n"
                  "alignas(staticformer::weights_alignment) inline constexpr staticformer::encoder_weights<%s_config, staticformer::int8> %s = {\n",
                  name, sizeof(w), generator, source, config_line, name, name);
-    out(w.input);
-    out.text(",  // input\n");
-    out(w.output);
-    out.text(",  // output\n{\n");
+    out.text("{\n");
     for (int l = 0; l < Cfg::layers; ++l) {
         const auto& y = w.layer[l];
         std::fprintf(f, "{  // layer %d\n", l);
         out(y.norm1), out.text(",\n"), out(y.query), out.text(",\n"), out(y.key), out.text(",\n"), out(y.value);
-        out.text(",\n{"), out(y.attention.logits), out.text(", "), out(y.attention.context), out.text("},\n");
-        out(y.out), out.text(",\n"), out(y.residual1), out.text(",\n"), out(y.norm2), out.text(",\n"), out(y.ff1);
-        out.text(",\n"), out.list(y.activation, 256), out.text(",\n"), out(y.ff2), out.text(",\n"), out(y.residual2);
+        out.text(",\n"), out(y.out), out.text(",\n"), out(y.norm2), out.text(",\n"), out(y.ff1), out.text(",\n");
+        out.list(y.activation, 256), out.text(",\n"), out(y.ff2), out.text(",\n{"), out(y.attention.logits);
+        out.text(", "), out(y.attention.context), out.text("},\n"), out(y.residual1), out.text(",\n"), out(y.residual2);
         out.text("},\n");
     }
     out.text("},\n");
     if constexpr (Cfg::has_final_norm) {
-        out.text("{"), out(w.final_norm.norm), out.text("}  // final_norm\n");
+        out.text("{"), out(w.final_norm.norm), out.text("},  // final_norm\n");
     } else {
-        out.text("{}  // no final_norm\n");
+        out.text("{},  // no final_norm\n");
     }
+    out(w.input);
+    out.text(",  // input\n");
+    out(w.output);
+    out.text("  // output\n");
     out.text("};\n");
 }
 
