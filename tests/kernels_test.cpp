@@ -5,6 +5,7 @@
 
 #include <staticformer/staticformer.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -235,6 +236,16 @@ void check_activation() {
         ref::activate<Act>(a.data(), int(n));
         vec::activate<Act>(b.data(), int(n));
         ASSERT_TRUE(bit_equal(a.data(), b.data(), n)) << "activation " << int(Act) << " n=" << n;
+    }
+    // The special values (at the end of x) at every position of the simd kernel's groups of
+    // four batches, of its single batches and of its scalar tail.
+    for (std::size_t shift = 1; shift <= 80; ++shift) {
+        std::vector<float> a(x.size());
+        std::rotate_copy(x.begin(), x.end() - std::ptrdiff_t(shift), x.end(), a.begin());
+        std::vector<float> b(a);
+        ref::activate<Act>(a.data(), int(a.size()));
+        vec::activate<Act>(b.data(), int(b.size()));
+        ASSERT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "activation " << int(Act) << " shift=" << shift;
     }
 }
 

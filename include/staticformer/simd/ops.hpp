@@ -84,6 +84,110 @@ struct batch_ops {
     }
 };
 
+// ---- N batches through one formula together -------------------------------------------------
+//
+// An approximation (math::exp, math::gelu) is a chain of some 45 dependent operations. Taken one
+// batch after another, the out-of-order window holds mostly the waiting operations of one or two
+// chains and the FMA pipes idle; batches<N> carries N independent batches through the formula
+// together, each operation applied to all N before the next, so N chains advance side by side.
+// Each lane still sees exactly batch_ops' operations in the formula's order: the same bits.
+// Callers inline the whole formula (STATICFORMER_FLATTEN): called out of line, the N batches
+// would pass through memory.
+
+#if defined(__GNUC__)
+#define STATICFORMER_FLATTEN __attribute__((flatten))
+#define STATICFORMER_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define STATICFORMER_FLATTEN
+#define STATICFORMER_ALWAYS_INLINE inline
+#endif
+
+template <int N>
+struct batches {
+    batch v[N];
+    batches() = default;
+    explicit batches(float f) noexcept {
+#pragma GCC unroll 8
+        for (int k = 0; k < N; ++k) v[k] = batch(f);
+    }
+};
+
+template <int N>
+struct batches_mask {
+    batch_ops::mask m[N];
+};
+
+template <int N, class F>
+STATICFORMER_ALWAYS_INLINE batches<N> each(F f) noexcept {
+    batches<N> r;
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) r.v[k] = f(k);
+    return r;
+}
+
+template <int N>
+STATICFORMER_ALWAYS_INLINE batches<N> operator+(const batches<N>& a, const batches<N>& b) noexcept {
+    return each<N>([&](int k) { return a.v[k] + b.v[k]; });
+}
+template <int N>
+STATICFORMER_ALWAYS_INLINE batches<N> operator-(const batches<N>& a, const batches<N>& b) noexcept {
+    return each<N>([&](int k) { return a.v[k] - b.v[k]; });
+}
+template <int N>
+STATICFORMER_ALWAYS_INLINE batches<N> operator*(const batches<N>& a, const batches<N>& b) noexcept {
+    return each<N>([&](int k) { return a.v[k] * b.v[k]; });
+}
+template <int N>
+STATICFORMER_ALWAYS_INLINE batches<N> operator-(const batches<N>& a) noexcept {
+    return each<N>([&](int k) { return -a.v[k]; });
+}
+template <int N>
+STATICFORMER_ALWAYS_INLINE batches_mask<N> operator<(const batches<N>& a, const batches<N>& b) noexcept {
+    batches_mask<N> r;
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) r.m[k] = a.v[k] < b.v[k];
+    return r;
+}
+
+template <int N>
+struct batches_ops {
+    using value = batches<N>;
+    using mask = batches_mask<N>;
+    using T = batches<N>;
+    using O = batch_ops;
+
+    static STATICFORMER_ALWAYS_INLINE T fma(const T& a, const T& b, const T& c) noexcept {
+        return each<N>([&](int k) { return O::fma(a.v[k], b.v[k], c.v[k]); });
+    }
+    static STATICFORMER_ALWAYS_INLINE T div(const T& a, const T& b) noexcept {
+        return each<N>([&](int k) { return O::div(a.v[k], b.v[k]); });
+    }
+    static STATICFORMER_ALWAYS_INLINE T max(const T& a, const T& b) noexcept {
+        return each<N>([&](int k) { return O::max(a.v[k], b.v[k]); });
+    }
+    static STATICFORMER_ALWAYS_INLINE T min(const T& a, const T& b) noexcept {
+        return each<N>([&](int k) { return O::min(a.v[k], b.v[k]); });
+    }
+    static STATICFORMER_ALWAYS_INLINE T abs(const T& a) noexcept {
+        return each<N>([&](int k) { return O::abs(a.v[k]); });
+    }
+    static STATICFORMER_ALWAYS_INLINE T select(const mask& c, const T& a, const T& b) noexcept {
+        return each<N>([&](int k) { return O::select(c.m[k], a.v[k], b.v[k]); });
+    }
+    static STATICFORMER_ALWAYS_INLINE T pow2i(const T& n) noexcept {
+        return each<N>([&](int k) { return O::pow2i(n.v[k]); });
+    }
+};
+
+template <int N>
+STATICFORMER_ALWAYS_INLINE batches<N> load(const float* p) noexcept {
+    return each<N>([&](int k) { return load(p + k * width); });
+}
+template <int N>
+STATICFORMER_ALWAYS_INLINE void store(float* p, const batches<N>& x) noexcept {
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) store(p + k * width, x.v[k]);
+}
 
 }  // namespace simd
 }  // namespace kernels
