@@ -126,9 +126,10 @@ TEST(Parity, ExportedHeadersAlignTheirWeights) {
     EXPECT_EQ(offset(&post_relu_f16), 0u);
     EXPECT_EQ(offset(&post_relu_int8), 0u);
     // and so every int8 weight matrix inside it (weights_int8.hpp: the layout's 64-byte units)
-    for (const auto& l : post_relu_int8.layer)
-        for (const void* w : std::initializer_list<const void*>{l.query.w, l.key.w, l.value.w, l.out.w, l.ff1.w, l.ff2.w})
-            EXPECT_EQ(offset(w), 0u);
+    for (const auto& l : post_relu_int8.layer) {
+        const std::initializer_list<const void*> matrices = {l.query.w, l.key.w, l.value.w, l.out.w, l.ff1.w, l.ff2.w};
+        for (const void* w : matrices) EXPECT_EQ(offset(w), 0u);
+    }
 }
 
 

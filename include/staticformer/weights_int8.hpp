@@ -145,7 +145,8 @@ struct encoder_weights<Cfg, int8> {
                   "int8: d_model at most 4096 and d_ff at most 65536 (int32 accumulators)");
     static_assert(Cfg::seq_len <= 65535, "int8: seq_len at most 65535 (the softmax sum must fit in int32)");
     static_assert(Cfg::head_dim <= 32768, "int8: head_dim at most 32768 (attention scores must fit in int32)");
-    static_assert(detail::matrices_on_units<layer_weights_int8<Cfg>>(), "int8 layout: a weight matrix off its 64-byte unit");
+    static_assert(detail::matrices_on_units<layer_weights_int8<Cfg>>(),
+                  "int8 layout: a weight matrix off its 64-byte unit");
     using config = Cfg;
     using precision = int8;
     layer_weights_int8<Cfg> layer[Cfg::layers];

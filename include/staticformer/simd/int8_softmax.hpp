@@ -96,13 +96,14 @@ inline void exp2_neg_q16_16(__m512i (&u)[N], const exp2_table_vectors& table, co
         b[k] = _mm512_maskz_srli_epi32(all16, ab, 16);
     });
     each_vector<N>([&](int k) {
-        const __m512i step = _mm512_maskz_srai_epi32(
-            all16, _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(a[k], b[k]), r[k]), _mm512_set1_epi32(128)), 8);
+        const __m512i product = _mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(a[k], b[k]), r[k]);
+        const __m512i step = _mm512_maskz_srai_epi32(all16, _mm512_add_epi32(product, _mm512_set1_epi32(128)), 8);
         v[k] = _mm512_sub_epi32(a[k], step);
     });
     // (v + 2^whole / 2) >> whole: v itself for whole = 0.
     each_vector<N>([&](int k) {
-        const __m512i half = _mm512_maskz_srli_epi32(all16, _mm512_maskz_sllv_epi32(all16, _mm512_set1_epi32(1), whole[k]), 1);
+        const __m512i power = _mm512_maskz_sllv_epi32(all16, _mm512_set1_epi32(1), whole[k]);
+        const __m512i half = _mm512_maskz_srli_epi32(all16, power, 1);
         const __mmask16 live = _mm512_mask_cmple_epu32_mask(tail[k], whole[k], _mm512_set1_epi32(15));
         u[k] = _mm512_maskz_srlv_epi32(live, _mm512_add_epi32(v[k], half), whole[k]);
     });
@@ -157,10 +158,11 @@ inline std::int32_t exponentials(std::int32_t* s, int n, std::int32_t max, math:
     const rescale16_params p(logits.shift);
     const __m512i maxv = _mm512_set1_epi32(max), m = _mm512_set1_epi32(logits.multiplier);
     __m512i sumv = _mm512_setzero_si512();
+    const auto add = [&sumv](__m512i sum) { sumv = _mm512_add_epi32(sumv, sum); };
     int j = 0;
-    for (; j + 64 <= n; j += 64) sumv = _mm512_add_epi32(sumv, exponential_vectors<4>(s + j, {all16, all16, all16, all16}, maxv, m, p, table));
-    for (; j + 32 <= n; j += 32) sumv = _mm512_add_epi32(sumv, exponential_vectors<2>(s + j, {all16, all16}, maxv, m, p, table));
-    for (; j < n; j += 16) sumv = _mm512_add_epi32(sumv, exponential_vectors<1>(s + j, {mask16(n - j)}, maxv, m, p, table));
+    for (; j + 64 <= n; j += 64) add(exponential_vectors<4>(s + j, {all16, all16, all16, all16}, maxv, m, p, table));
+    for (; j + 32 <= n; j += 32) add(exponential_vectors<2>(s + j, {all16, all16}, maxv, m, p, table));
+    for (; j < n; j += 16) add(exponential_vectors<1>(s + j, {mask16(n - j)}, maxv, m, p, table));
     return hsum16(sumv);
 }
 
@@ -202,9 +204,8 @@ inline void exp2_neg_q16_8(__m256i (&u)[N]) noexcept {
     });
     each_vector<N>([&](int k) {
         const __m256i a = _mm256_and_si256(ab[k], _mm256_set1_epi32(0xffff)), b = _mm256_srli_epi32(ab[k], 16);
-        const __m256i step =
-            _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(a, b), r[k]), _mm256_set1_epi32(128)), 8);
-        v[k] = _mm256_sub_epi32(a, step);
+        const __m256i product = _mm256_mullo_epi32(_mm256_sub_epi32(a, b), r[k]);
+        v[k] = _mm256_sub_epi32(a, _mm256_srai_epi32(_mm256_add_epi32(product, _mm256_set1_epi32(128)), 8));
     });
     each_vector<N>([&](int k) {
         const __m256i half = _mm256_srli_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), whole[k]), 1);
