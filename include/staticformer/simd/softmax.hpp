@@ -13,6 +13,29 @@ namespace staticformer {
 namespace kernels {
 namespace simd {
 
+// lane[k] = max(lane[k + half], lane[k]) for half = width / 2, ..., 1; lane 0. On x86 in
+// registers (MAXPS(a, b) is a > b ? a : b, scalar_ops::max), elsewhere through memory. (Through
+// memory, one vector store and scalar loads, it cost the AVX-512 softmax kernel 25% on tiny,
+// 14% on small, 10% on mini; AVX2 1-3%.)
+inline float fold_max(const batch& v) noexcept {
+#if defined(__AVX__)
+#if defined(__AVX512F__)
+    const __m256 w8 = _mm256_max_ps(_mm512_maskz_extractf32x8_ps(0xff, v, 1), _mm512_maskz_extractf32x8_ps(0xff, v, 0));
+#else
+    const __m256 w8 = v;
+#endif
+    const __m128 w4 = _mm_max_ps(_mm256_extractf128_ps(w8, 1), _mm256_castps256_ps128(w8));
+    const __m128 w2 = _mm_max_ps(_mm_movehl_ps(w4, w4), w4);
+    return _mm_cvtss_f32(_mm_max_ss(_mm_movehdup_ps(w2), w2));
+#else
+    alignas(64) float lane[width];
+    store(lane, v);
+    for (int half = width / 2; half >= 1; half /= 2)
+        for (int k = 0; k < half; ++k) lane[k] = reference::scalar_ops::max(lane[k + half], lane[k]);
+    return lane[0];
+#endif
+}
+
 // The maximum of the row. Without NaN scores the maximum is the same whatever the order in which
 // it is taken, except the sign of a zero maximum, which cannot change an exponential (s - m is
 // the same number, and exp(-0) == exp(+0) bit for bit). A NaN score makes every output NaN in
@@ -23,11 +46,7 @@ inline float row_max(const float* s, int n) noexcept {
     if (whole > 0) {
         batch mv = load(s);
         for (int j = width; j < whole; j += width) mv = batch_ops::max(load(s + j), mv);
-        alignas(64) float lane[width];
-        store(lane, mv);
-        for (int half = width / 2; half >= 1; half /= 2)
-            for (int k = 0; k < half; ++k) lane[k] = reference::scalar_ops::max(lane[k + half], lane[k]);
-        m = reference::scalar_ops::max(lane[0], m);
+        m = reference::scalar_ops::max(fold_max(mv), m);
     }
     return reference::row_max(s, whole, n, m);
 }
