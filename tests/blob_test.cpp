@@ -16,6 +16,12 @@ using cfg = odd_pre_gelu;
 using weights = sf::encoder_weights<cfg, sf::f32>;
 constexpr std::size_t blob_size = sf::blob::size<cfg, sf::f32>;
 
+// Recomputes a blob's header checksum after an edit of its header.
+void reseal_header(unsigned char* bytes) {
+    const std::uint32_t crc = sf::blob::crc32(bytes, offsetof(sf::blob::header, header_crc));
+    std::memcpy(bytes + offsetof(sf::blob::header, header_crc), &crc, sizeof crc);
+}
+
 // An aligned buffer holding a valid blob of cfg's test weights.
 struct blob_buffer {
     alignas(64) unsigned char bytes[blob_size + 64];
@@ -26,16 +32,10 @@ struct blob_buffer {
         EXPECT_EQ(s == sf::status::ok, w != nullptr);
         return s;
     }
-    void reseal_header() {  // recompute the header checksum after an edit
-        sf::blob::header h;
-        std::memcpy(&h, bytes, sizeof h);
-        h.header_crc = sf::blob::crc32(bytes, offsetof(sf::blob::header, header_crc));
-        std::memcpy(bytes, &h, sizeof h);
-    }
     template <class T>
     void set(std::size_t offset, T value) {
         std::memcpy(bytes + offset, &value, sizeof value);
-        reseal_header();
+        reseal_header(bytes);
     }
 };
 
@@ -130,8 +130,7 @@ sf::status load_with_version(std::uint32_t version) {
     std::memcpy(&written, bytes + offsetof(sf::blob::header, version), 4);
     EXPECT_EQ(written, sf::blob::version);
     std::memcpy(bytes + offsetof(sf::blob::header, version), &version, 4);
-    const std::uint32_t crc = sf::blob::crc32(bytes, offsetof(sf::blob::header, header_crc));
-    std::memcpy(bytes + offsetof(sf::blob::header, header_crc), &crc, 4);
+    reseal_header(bytes);
     const sf::encoder_weights<cfg, P>* w = nullptr;
     const sf::status s = sf::load_blob<cfg, P>(bytes, n, w);
     EXPECT_EQ(s == sf::status::ok, w != nullptr);
