@@ -95,6 +95,8 @@ void check_linear_shapes() {
     // AVX2's packed panels (24 rows and more): chunks of 256 weight rows, whole and partial
     check_linear<W, 600, 41>(0, 31);
     check_linear<W, 512, 24, 72>(24, 25);
+    check_linear<W, 64, 256>(0, 33);        // packed by the first tile, tiles of near-equal heights
+    check_linear<W, 64, 64, 192>(64, 33);   // tiny's key block: many rows, read in place
 }
 
 TEST(Kernels, Linear) { check_linear_shapes<float>(); }
@@ -209,6 +211,36 @@ TEST(Kernels, Attention) {
     check_attention<37>();
     check_attention<5, 300>();    // keys in several blocks of batches
     check_attention<136, 300>();  // head features in several blocks of batches
+}
+
+// Keys stored tile by tile into the transposed buffer (tiles of 1..S rows, so whole 8 x 8
+// blocks, row remainders and a last short tile): every key at kt[c * S + j], the simd kernel set
+// equal to the reference one, the bytes after the last key untouched.
+template <int D, int S>
+void check_store_keys() {
+    const auto keys = random_vector(std::size_t(S) * D, D + S, 2.0f);
+    for (int tile : {1, 3, 8, 13, 16, S}) {
+        for (int n : {S, S - 5, 9}) {
+            std::vector<float> kt1(static_cast<std::size_t>(D) * S, 7.0f), kt2(kt1);
+            for (int j0 = 0; j0 < n; j0 += tile) {
+                const int rows = n - j0 < tile ? n - j0 : tile;
+                ref::store_keys<D, S>(keys.data() + j0 * D, rows, j0, kt1.data());
+                vec::store_keys<D, S>(keys.data() + j0 * D, rows, j0, kt2.data());
+            }
+            ASSERT_TRUE(bit_equal(kt1.data(), kt2.data(), kt1.size())) << "D=" << D << " tile=" << tile << " n=" << n;
+            for (int c = 0; c < D; ++c)
+                for (int j = 0; j < S; ++j)
+                    ASSERT_EQ(kt2[c * S + j], j < n ? keys[j * D + c] : 7.0f) << "D=" << D << " c=" << c << " j=" << j;
+        }
+    }
+}
+
+TEST(Kernels, StoreKeys) {
+    check_store_keys<64, 32>();
+    check_store_keys<8, 40>();
+    check_store_keys<24, 19>();
+    check_store_keys<12, 29>();  // D not a multiple of 8
+    check_store_keys<5, 11>();
 }
 
 // Inputs for the activations: a sweep of magnitudes, both signs, zeros, infinities.

@@ -50,6 +50,15 @@ using workspace_for = workspace<Cfg, tile_for<Cfg, Backend>>;
 
 namespace detail {
 
+// 2^k if n = 4^k, else 0.
+constexpr int power_of_two_root(int n) {
+    for (int root = 1; root <= n / root; root *= 2)
+        if (root * root == n) return root;
+    return 0;
+}
+static_assert(power_of_two_root(1) == 1 && power_of_two_root(16) == 4 && power_of_two_root(64) == 8);
+static_assert(power_of_two_root(32) == 0 && power_of_two_root(8) == 0 && power_of_two_root(36) == 0);
+
 inline void add_into(float* y, const float* x, int n) noexcept {
     for (int i = 0; i < n; ++i) y[i] = y[i] + x[i];
 }
@@ -72,6 +81,19 @@ struct composition {
         }
     }
 
+    // q / sqrt(head_dim). Where sqrt(head_dim) is a power of two (head_dim = 4^k), the product
+    // with its reciprocal is exact too, so it gives the quotient's bits at a product's cost.
+    static void scale_queries(float* q, int count) noexcept {
+        constexpr int root = power_of_two_root(Dh);
+        if constexpr (root > 0) {
+            constexpr float inverse = 1.0f / float(root);
+            for (int i = 0; i < count; ++i) q[i] = q[i] * inverse;
+        } else {
+            const float sqrt_head_dim = std::sqrt(float(Dh));
+            for (int i = 0; i < count; ++i) q[i] = q[i] / sqrt_head_dim;
+        }
+    }
+
     static void attention_block(const layer& w, float* y, int n, workspace<Cfg, Tile>& ws) noexcept {
         // Keys and values of every valid row.
         for (int r0 = 0; r0 < n; r0 += T) {
@@ -79,12 +101,10 @@ struct composition {
             const float* src = block_input(y + r0 * D, rows, w.norm1_gamma, w.norm1_beta, ws.narrow);
             float* keys = ws.wide;
             K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], &w.qkv_b[D], keys);
-            for (int r = 0; r < rows; ++r)
-                for (int c = 0; c < D; ++c) ws.keys_t[c * S + r0 + r] = keys[r * D + c];
+            K::template store_keys<D, S>(keys, rows, r0, ws.keys_t);
             K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], &w.qkv_b[2 * D], ws.values + r0 * D);
         }
         // Queries, one tile at a time: attend, project, add the residual.
-        const float sqrt_head_dim = std::sqrt(float(Dh));
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
             float* x = y + r0 * D;
@@ -92,7 +112,7 @@ struct composition {
             float* query = ws.wide;
             float* scores = ws.wide + T * D;  // attention_rows rows of S
             K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], query);
-            for (int i = 0; i < rows * D; ++i) query[i] = query[i] / sqrt_head_dim;
+            scale_queries(query, rows * D);
             // Each head, a block of rows at a time: their scores, probabilities, and their
             // context in place of their queries.
             constexpr int block = workspace<Cfg, Tile>::attention_rows;

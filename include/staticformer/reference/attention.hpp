@@ -48,6 +48,14 @@ inline void attention_context(const float* p, const float* v, int n, float* ctx)
     for (int d = tiled; d < HeadDim; ++d) ctx[d] = attention_context_output<VStride>(p, v, n, d);
 }
 
+// Keys of rows [j0, j0 + rows) (row-major, k[r * D + c]) into the transposed keys buffer,
+// kt[c * S + j0 + r], the layout attention_scores reads.
+template <int D, int S>
+inline void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < D; ++c) kt[c * S + j0 + r] = k[r * D + c];
+}
+
 // Rows query rows q[r * QStride + d], scores s[r * KStride + j].
 template <int HeadDim, int KStride, int QStride>
 inline void attention_scores_rows(const float* q, int rows, const float* kt, int n, float* s) noexcept {

@@ -25,6 +25,11 @@ struct kernel_set<reference> {
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         kernels::reference::layer_norm<N>(x, rows, g, b, eps, y);
     }
+    // Keys of rows [j0, j0 + rows) into the transposed keys buffer (kt[c * S + j]).
+    template <int D, int S>
+    static void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
+        kernels::reference::store_keys<D, S>(k, rows, j0, kt);
+    }
     // Attention of one head for `rows` query rows (reference/attention.hpp, softmax.hpp): q and
     // ctx rows QStride = VStride floats apart, kt[d * KStride + j], v[j * VStride + d], score
     // rows KStride floats apart.

@@ -106,6 +106,44 @@ inline void attention_context_rows(const float* p, int rows, const float* v, int
     }
 }
 
+#if defined(__AVX__)
+// dst[c * DStride + r] = src[r * SStride + c] for r, c < 8, in registers: neighbouring rows'
+// elements interleaved in pairs (unpack), then in fours (shuffle), then the 128-bit halves
+// exchanged.
+inline void transpose_8x8(const float* src, std::ptrdiff_t SStride, float* dst, std::ptrdiff_t DStride) noexcept {
+    __m256 a[8], pairs[8], fours[8];
+    for (int r = 0; r < 8; ++r) a[r] = _mm256_loadu_ps(src + r * SStride);
+    for (int r = 0; r < 8; r += 2) {
+        pairs[r] = _mm256_unpacklo_ps(a[r], a[r + 1]);      // columns 0, 1 | 4, 5 of rows r, r + 1
+        pairs[r + 1] = _mm256_unpackhi_ps(a[r], a[r + 1]);  // columns 2, 3 | 6, 7
+    }
+    for (int r = 0; r < 8; r += 4) {
+        fours[r] = _mm256_shuffle_ps(pairs[r], pairs[r + 2], 0x44);          // column 0 | 4 of rows r..r + 3
+        fours[r + 1] = _mm256_shuffle_ps(pairs[r], pairs[r + 2], 0xee);      // column 1 | 5
+        fours[r + 2] = _mm256_shuffle_ps(pairs[r + 1], pairs[r + 3], 0x44);  // column 2 | 6
+        fours[r + 3] = _mm256_shuffle_ps(pairs[r + 1], pairs[r + 3], 0xee);  // column 3 | 7
+    }
+    for (int c = 0; c < 4; ++c) {
+        _mm256_storeu_ps(dst + c * DStride, _mm256_permute2f128_ps(fours[c], fours[c + 4], 0x20));
+        _mm256_storeu_ps(dst + (c + 4) * DStride, _mm256_permute2f128_ps(fours[c], fours[c + 4], 0x31));
+    }
+}
+#endif
+
+// Keys into the transposed keys buffer, as reference::store_keys (a copy: any order gives the
+// same bits). x86: 8 x 8 blocks transposed in registers. Tiny (32 rows of 64 keys), AVX2:
+// 555 -> 79 ns a call.
+template <int D, int S>
+inline void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
+    int r = 0;
+#if defined(__AVX__)
+    if constexpr (D % 8 == 0)
+        for (; r + 8 <= rows; r += 8)
+            for (int c = 0; c < D; c += 8) transpose_8x8(k + r * D + c, D, kt + c * S + j0 + r, S);
+#endif
+    reference::store_keys<D, S>(k + r * D, rows - r, j0 + r, kt);
+}
+
 }  // namespace simd
 }  // namespace kernels
 }  // namespace staticformer

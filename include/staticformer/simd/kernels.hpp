@@ -22,6 +22,10 @@ struct kernel_set<simd> {
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         kernels::simd::layer_norm<N>(x, rows, g, b, eps, y);
     }
+    template <int D, int S>
+    static void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
+        kernels::simd::store_keys<D, S>(k, rows, j0, kt);
+    }
     template <int HeadDim, int KStride, int QStride>
     static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
         kernels::simd::attention_scores_rows<HeadDim, KStride, QStride>(q, rows, kt, n, s);

@@ -39,14 +39,15 @@ constexpr int linear_wide_rows = 4, linear_wide_vecs = 3;
 // Packed panels (AVX2): a column block of a tall tile is 2 batches, 64 bytes of each weight row,
 // and weight rows are Out floats apart: for Out = 1024 every row of the panel falls in the same
 // L1 set, so the panel cannot stay in L1 however small it is. So, for calls of at least
-// linear_pack_min_rows rows, each chunk of linear_panel_rows weight rows of the block is first
-// copied (widened to float) into a contiguous stack buffer of linear_panel_bytes (16 KiB),
-// which every row tile then reads. Kernel rows of `make bench` (AVX2 build, 128 rows, before ->
-// after): mini ff1 92.9 -> 105 GFLOP/s, mini ff2 100 -> 104, wide ff1 98.2 -> 96.6, wide ff2
-// 75.3 -> 100. Whole encoder (bench_avx2 encoder/{mini,wide}/f32/simd/1, old and new binaries
-// alternated 4 times, medians): mini 13.3 -> 11.3 ms, wide 42.0 -> 39.3 ms. Chunks of 128 and
-// 256 rows did about equally, 64 worse. On fewer rows the copy costs more than it saves (mini
-// ff1 on 12 rows: 57 -> 41 GFLOP/s, on 24: even). AVX-512 tiles' 3-batch blocks (192 bytes of
+// linear_pack_min_rows rows, each chunk of linear_panel_rows weight rows of the block is copied
+// (widened to float) into a contiguous stack buffer of linear_panel_bytes (16 KiB) by the first
+// row tile as it reads them, and every other row tile reads the copy. Kernel rows of `make
+// bench` (AVX2 build, 128 rows, in place -> packed): mini ff1 92.9 -> 105 GFLOP/s, mini ff2 100
+// -> 104, wide ff1 98.2 -> 96.6, wide ff2 75.3 -> 100. Whole encoder (bench_avx2
+// encoder/{mini,wide}/f32/simd/1, old and new binaries alternated 4 times, medians): mini 13.3
+// -> 11.3 ms, wide 42.0 -> 39.3 ms. Chunks of 128 and 256 rows did about equally, 64 worse. On
+// fewer rows the copy costs more than it saves (mini ff1 on 12 rows: 57 -> 41 GFLOP/s, on 24:
+// even; with the copy made by the first tile, on 6 rows 82 -> 69% of peak). AVX-512 tiles' 3-batch blocks (192 bytes of
 // each row) lose with packing (chunks of 128 rows: mini 9.0 -> 10.4 ms, small 1.2 -> 1.5 ms),
 // so they read the weights in place; AArch64 is not measured.
 #if defined(__AVX512F__) || defined(__aarch64__)
@@ -55,6 +56,24 @@ constexpr bool linear_packs_panels = false;
 constexpr bool linear_packs_panels = true;
 #endif
 constexpr int linear_panel_rows = 256;
+
+// A column block read in place stays in L1 only if its In weight rows (one 64-byte line each
+// for a tall tile's 2 batches) spread over enough of the L1's sets: rows k lines apart fall in
+// 64 / gcd(k, 64) of its 64 sets (32 KiB 8-way, as here, or 48 KiB 12-way), at most 8 rows a set.
+// Tiny's query / key / value rows, 768 bytes apart, take 16 sets, and its 64 rows stay there:
+// read in place (kernel rows, AVX2: qkv 88 -> 97% of peak, out 91 -> 97%); ff1's, 1 KiB apart,
+// only 4: packed. Every larger configuration packs.
+template <int In, int WStride>
+constexpr bool linear_block_stays_in_l1() {
+    if (WStride % 16 != 0) return false;
+    int a = WStride / 16, b = 64;  // gcd(lines apart, 64)
+    while (b != 0) {
+        const int t = a % b;
+        a = b;
+        b = t;
+    }
+    return In <= 8 * (64 / a);
+}
 constexpr int linear_pack_min_rows = 4 * linear_tall_rows;
 constexpr std::size_t linear_panel_bytes =
     linear_packs_panels ? std::size_t(linear_panel_rows) * linear_tall_vecs * width * sizeof(float) : 0;
@@ -65,8 +84,11 @@ constexpr std::size_t linear_panel_bytes =
 // stores and loads are exact, so a chain split in two is the same chain; b is then unused).
 // `next`, if not null, is the next column block's weights: its rows are prefetched into L2 along
 // the way (weight rows are WStride apart, too far for the hardware stride prefetchers).
+// `panel`, if not null, receives the weight batches as they are read (widened), Vecs batches a
+// row: the packed panel the block's other tiles then read.
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
-inline void linear_tile(const float* x, const W* w, const B* b, float* y, const W* next = nullptr) noexcept {
+inline void linear_tile(const float* x, const W* w, const B* b, float* y, const W* next = nullptr,
+                        float* panel = nullptr) noexcept {
     batch acc[Rows][Vecs];
 #pragma GCC unroll 8
     for (int v = 0; v < Vecs; ++v) {
@@ -87,6 +109,10 @@ inline void linear_tile(const float* x, const W* w, const B* b, float* y, const 
         batch wv[Vecs];
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) wv[v] = widen(w + i * WStride + index(v) * width);
+        if (panel != nullptr) {
+#pragma GCC unroll 8
+            for (int v = 0; v < Vecs; ++v) store(panel + (i * Vecs + v) * width, wv[v]);
+        }
 #pragma GCC unroll 8
         for (int r = 0; r < Rows; ++r) {
             const batch xr(x[index(r) * XStride + i]);
@@ -100,24 +126,35 @@ inline void linear_tile(const float* x, const W* w, const B* b, float* y, const 
         for (int v = 0; v < Vecs; ++v) store(y + index(r) * Out + index(v) * width, acc[r][v]);
 }
 
-// Rows x Vecs tiles for rows [0, rows) of one column block; a remainder of k < Rows rows is one
-// k x Vecs tile.
+// One tile of k x Vecs chains, 1 <= k <= Rows (each height its own instantiation).
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B,
-          int K = Rows - 1>
-inline void linear_remainder(const float* x, index k, const W* w, const B* b, float* y) noexcept {
+          int K = Rows>
+inline void linear_tile_rows(index k, const float* x, const W* w, const B* b, float* y,
+                             float* panel = nullptr) noexcept {
     if constexpr (K > 0) {
-        if (k == K) linear_tile<Len, XStride, Out, WStride, K, Vecs, Resume>(x, w, b, y);
-        else linear_remainder<Len, XStride, Out, WStride, Rows, Vecs, Resume, W, B, K - 1>(x, k, w, b, y);
+        const W* no_prefetch = nullptr;
+        if (k == K) linear_tile<Len, XStride, Out, WStride, K, Vecs, Resume>(x, w, b, y, no_prefetch, panel);
+        else linear_tile_rows<Len, XStride, Out, WStride, Rows, Vecs, Resume, W, B, K - 1>(k, x, w, b, y, panel);
     }
 }
 
-// Rows [r0, rows) of one column block: whole Rows x Vecs tiles, then the remainder.
+// The height of the first of the tiles of rows [r0, rows): as few tiles of at most Rows rows as
+// will do, of near-equal heights, the shorter ones first.
+template <int Rows>
+inline index first_tile_rows(index r0, index rows) noexcept {
+    const index tiles = (rows - r0 + Rows - 1) / Rows;
+    return (rows - r0) / tiles;
+}
+
+// Rows [r0, rows) of one column block in as few tiles of at most Rows rows as will do, of
+// near-equal heights: 32 rows in tiles of 6 as 6, 6, 5, 5, 5, 5 rather than 6 x 5 + 2, whose
+// 2-row tile has too few chains to hide the fma latency (AVX2, tiny: ff2 10.35 -> 10.2 us).
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
 inline void linear_row_tiles(const float* x, index r0, index rows, const W* w, const B* b, float* y) noexcept {
-    index r = r0;
-    for (; r + Rows <= rows; r += Rows)
-        linear_tile<Len, XStride, Out, WStride, Rows, Vecs, Resume>(x + r * XStride, w, b, y + r * Out);
-    linear_remainder<Len, XStride, Out, WStride, Rows, Vecs, Resume>(x + r * XStride, rows - r, w, b, y + r * Out);
+    for (index r = r0, height; r < rows; r += height) {
+        height = first_tile_rows<Rows>(r, rows);
+        linear_tile_rows<Len, XStride, Out, WStride, Rows, Vecs, Resume>(height, x + r * XStride, w, b, y + r * Out);
+    }
 }
 
 // One column block, weights read in place.
@@ -132,23 +169,22 @@ inline void linear_column_block(const float* x, index rows, const W* w, const W*
     linear_row_tiles<In, In, Out, WStride, Rows, Vecs>(x, r, rows, w + c, b + c, y + c);
 }
 
-// One column block through a packed panel: Len weight rows of the block (widened to float) are
-// copied next to each other, then every row tile runs its chains' next Len fmas on the copy:
-// from the bias b in the first chunk, from y (b null) in the later ones. After the copy, the
-// first next_rows rows of the weights needed after these (`next`, rows WStride apart) are
-// prefetched into L2, so that they arrive while the tiles run.
-template <int Len, int In, int Out, int WStride, int Rows, int Vecs, class W>
+// One column block through a packed panel: the first row tile reads Len weight rows of the
+// block in place and copies them (widened to float) next to each other as it goes, then every
+// other row tile runs its chains' next Len fmas on the copy: from the bias b in the first chunk,
+// from y in the later ones (Resume). Before that, the first next_rows rows of the weights needed
+// after these (`next`, rows WStride apart) are prefetched into L2, so that they arrive while the
+// tiles run. (A copy loop before the tiles instead, AVX2, 10 runs alternated: tiny ff1 10.17 ->
+// 9.60 us, ff2 10.12 -> 9.44 us; mini ff1 on 128 rows 634 -> 601 us, wide ff1 1425 -> 1382 us.)
+template <bool Resume, int Len, int In, int Out, int WStride, int Rows, int Vecs, class W>
 inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* b, float* y, float* panel,
                                const W* next, index next_rows) noexcept {
-    constexpr int P = Vecs * width;
-    for (index i = 0; i < Len; ++i)
-#pragma GCC unroll 8
-        for (int v = 0; v < Vecs; ++v) store(panel + i * P + index(v) * width, widen(w + i * WStride + index(v) * width));
     for (index i = 0; i < next_rows; ++i)
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) __builtin_prefetch(next + i * WStride + index(v) * width, 0, 2);
-    if (b != nullptr) linear_row_tiles<Len, In, Out, P, Rows, Vecs>(x, 0, rows, panel, b, y);
-    else linear_row_tiles<Len, In, Out, P, Rows, Vecs, true>(x, 0, rows, panel, b, y);  // a later chunk: the chains continue from y
+    const index first = first_tile_rows<Rows>(0, rows);
+    linear_tile_rows<Len, In, Out, WStride, Rows, Vecs, Resume>(first, x, w, b, y, panel);
+    linear_row_tiles<Len, In, Out, Vecs * width, Rows, Vecs, Resume>(x, first, rows, panel, b, y);
 }
 
 // The chunks of the block at column c, linear_panel_rows weight rows at a time. The weights
@@ -171,8 +207,12 @@ inline void linear_packed_block(const float* x, index rows, const W* w, const W*
             next = w + next_block;
             next_rows = std::min<index>(In, K);
         }
-        linear_panel_chunk<Len, In, Out, WStride, Rows, Vecs>(x + k0, rows, w + k0 * WStride + c,
-                                                              k0 == 0 ? b + c : nullptr, y + c, panel, next, next_rows);
+        if (k0 == 0)
+            linear_panel_chunk<false, Len, In, Out, WStride, Rows, Vecs>(x, rows, w + c, b + c, y + c, panel, next,
+                                                                         next_rows);
+        else  // a later chunk: the chains continue from y
+            linear_panel_chunk<true, Len, In, Out, WStride, Rows, Vecs>(x + k0, rows, w + k0 * WStride + c, b, y + c,
+                                                                        panel, next, next_rows);
     };
     for (index k = 0; k < full; ++k) chunk(std::integral_constant<int, K>(), k * K);
     if constexpr (last > 0) chunk(std::integral_constant<int, last>(), index(full) * K);
@@ -204,7 +244,7 @@ inline void linear_columns(const float* x, index rows, const W* w, const W* b, f
 
 template <int In, int Out, int WStride = Out, class W>
 inline void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
-    if (linear_packs_panels && rows >= linear_pack_min_rows)
+    if (linear_packs_panels && rows >= linear_pack_min_rows && !linear_block_stays_in_l1<In, WStride>())
         linear_columns<linear_packs_panels, In, Out, WStride, linear_tall_rows, linear_tall_vecs>(x, rows, w, b, y);
     else if (rows >= linear_tall_rows)
         linear_columns<false, In, Out, WStride, linear_tall_rows, linear_tall_vecs>(x, rows, w, b, y);
