@@ -215,7 +215,7 @@ TEST(Kernels, Attention) {
 
 // Keys stored tile by tile into the transposed buffer (tiles of 1..S rows, so whole 8 x 8
 // blocks, row remainders and a last short tile): every key at kt[c * S + j], the simd kernel set
-// equal to the reference one, the bytes after the last key untouched.
+// equal to the reference one, the entries after the last key untouched.
 template <int D, int S>
 void check_store_keys() {
     const auto keys = random_vector(std::size_t(S) * D, D + S, 2.0f);

@@ -47,9 +47,9 @@ constexpr int linear_wide_rows = 4, linear_wide_vecs = 3;
 // encoder/{mini,wide}/f32/simd/1, old and new binaries alternated 4 times, medians): mini 13.3
 // -> 11.3 ms, wide 42.0 -> 39.3 ms. Chunks of 128 and 256 rows did about equally, 64 worse. On
 // fewer rows the copy costs more than it saves (mini ff1 on 12 rows: 57 -> 41 GFLOP/s, on 24:
-// even; with the copy made by the first tile, on 6 rows 82 -> 69% of peak). AVX-512 tiles' 3-batch blocks (192 bytes of
-// each row) lose with packing (chunks of 128 rows: mini 9.0 -> 10.4 ms, small 1.2 -> 1.5 ms),
-// so they read the weights in place; AArch64 is not measured.
+// even; with the copy made by the first tile, on 6 rows 82 -> 69% of peak). AVX-512 tiles'
+// 3-batch blocks (192 bytes of each row) lose with packing (chunks of 128 rows: mini 9.0 ->
+// 10.4 ms, small 1.2 -> 1.5 ms), so they read the weights in place; AArch64 is not measured.
 #if defined(__AVX512F__) || defined(__aarch64__)
 constexpr bool linear_packs_panels = false;
 #else
@@ -61,8 +61,8 @@ constexpr int linear_panel_rows = 256;
 // for a tall tile's 2 batches) spread over enough of the L1's sets: rows k lines apart fall in
 // 64 / gcd(k, 64) of its 64 sets (32 KiB 8-way, as here, or 48 KiB 12-way), at most 8 rows a set.
 // Tiny's query / key / value rows, 768 bytes apart, take 16 sets, and its 64 rows stay there:
-// read in place (kernel rows, AVX2: qkv 88 -> 97% of peak, out 91 -> 97%); ff1's, 1 KiB apart,
-// only 4: packed. Every larger configuration packs, and so do f16 weights (their copy is
+// read in place (one call repeated, AVX2: qkv 88 -> 97% of peak, out 91 -> 97%); ff1's, 1 KiB
+// apart, only 4: packed. Every larger configuration packs, and so do f16 weights (their copy is
 // widened once for all the block's tiles; tiny f16 either way: 81.8 us).
 template <int In, int WStride, class W>
 constexpr bool linear_block_stays_in_l1() {
