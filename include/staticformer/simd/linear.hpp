@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <numeric>
 #include <type_traits>
 
 #include "../reference/linear.hpp"
@@ -67,13 +68,7 @@ constexpr int linear_panel_rows = 256;
 template <int In, int WStride, class W>
 constexpr bool linear_block_stays_in_l1() {
     if (!std::is_same<W, float>::value || WStride % 16 != 0) return false;
-    int a = WStride / 16, b = 64;  // gcd(lines apart, 64)
-    while (b != 0) {
-        const int t = a % b;
-        a = b;
-        b = t;
-    }
-    return In <= 8 * (64 / a);
+    return In <= 8 * (64 / std::gcd(WStride / 16, 64));
 }
 constexpr int linear_pack_min_rows = 4 * linear_tall_rows;
 constexpr std::size_t linear_panel_bytes =
