@@ -163,7 +163,7 @@ struct leaving_out : K {
     }
 };
 
-// The encoder's own composition (sf::detail::forward) on that kernel set, whole sequence,
+// The encoder's own composition (sf::forward_with) on that kernel set, whole sequence,
 // with the workspace an encoder on Backend holds. nonlinear_share: softmax + LayerNorm + GELU.
 template <class Cfg, class Backend>
 void share(benchmark::State& state) {
@@ -176,7 +176,7 @@ void share(benchmark::State& state) {
     volatile int valid_len = Cfg::seq_len;
     const int n = valid_len;
     measure_share(
-        state, [&] { sf::detail::forward<Cfg, leaving_out<sf::kernel_set<Backend>>>(w, ws, x.data(), y.data(), n); },
+        state, [&] { sf::forward_with<leaving_out<sf::kernel_set<Backend>>>(w, ws, x.data(), y.data(), n); },
         {k_linear, k_attention, k_softmax, k_layer_norm, k_activation}, {k_softmax, k_layer_norm, k_activation});
 }
 BENCHMARK_TEMPLATE(share, tiny, sf::simd)->Name("share/tiny/f32/simd")->Unit(benchmark::kMicrosecond);

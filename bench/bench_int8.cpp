@@ -114,7 +114,7 @@ struct leaving_out_int8 : K {
     }
 };
 
-// The encoder's own composition (sf::detail::forward_int8) on that kernel set, whole
+// The encoder's own composition (sf::forward_with) on that kernel set, whole
 // sequence, with the workspace an encoder on Backend holds. The requantisation of the linear
 // layers and of attention's context happens inside those kernels, so it counts as linear and
 // attention; nonlinear_share is softmax + LayerNorm + activation + the requantising residual adds.
@@ -127,7 +127,7 @@ void share_int8(benchmark::State& state) {
     measure_share(
         state,
         [&] {
-            sf::detail::forward_int8<Cfg, leaving_out_int8<sf::int8_kernel_set<Backend>>>(w, ws, x.data(), y.data(),
+            sf::forward_with<leaving_out_int8<sf::int8_kernel_set<Backend>>>(w, ws, x.data(), y.data(),
                                                                                     Cfg::seq_len);
         },
         {k_linear, k_attention, k_softmax, k_layer_norm, k_activation, k_add},
@@ -352,7 +352,7 @@ void add(benchmark::State& state) {
 // Requantisation alone, on the int32 accumulators of the FFN's first layer (seq_len x d_ff, each
 // with its column's multiplier): math::requantize one value at a time (what the reference kernels
 // do), and the vector rescale the simd kernels apply to their accumulator registers
-// (int8_ops.hpp, rescale16 / rescale8), here over a buffer.
+// (kernels/isa/, rescale16 / rescale8), here over a buffer.
 template <int In, int Out>
 void requantize_scalar(const std::int32_t* acc, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) {
     for (int r = 0; r < rows; ++r)

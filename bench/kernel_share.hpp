@@ -1,5 +1,5 @@
 // Where the time of one forward pass goes, shared by bench_encoder.cpp (float) and
-// bench_int8.cpp: the encoder's own composition (sf::detail::forward) runs on a kernel set whose
+// bench_int8.cpp: the encoder's own composition (sf::forward_with) runs on a kernel set whose
 // kernels of chosen kinds are left out (the wrapped call returns at once), and a kind's share is
 // the time a pass saves without it, over the whole pass's time.
 //

@@ -193,7 +193,7 @@ std::vector<float> run_with(const std::vector<float>& x, int n) {
     using cfg = tiny_pre_gelu;
     static sf::workspace<cfg> ws;
     std::vector<float> y(x.size());
-    EXPECT_EQ((sf::detail::forward<cfg, K>(weights_for<cfg>(), ws, x.data(), y.data(), n)), sf::status::ok);
+    EXPECT_EQ((sf::forward_with<K>(weights_for<cfg>(), ws, x.data(), y.data(), n)), sf::status::ok);
     return y;
 }
 
@@ -285,7 +285,7 @@ TEST(EncoderWork, ProportionalToValidLen) {
     for (int n = 1; n <= cfg::seq_len; ++n) {
         counting::linear_rows = counting::norm_rows = counting::keys = counting::softmax_len = 0;
         std::vector<float> y(x.size());
-        ASSERT_EQ((sf::detail::forward<cfg, counting>(weights_for<cfg>(), ws, x.data(), y.data(), n)), sf::status::ok);
+        ASSERT_EQ((sf::forward_with<counting>(weights_for<cfg>(), ws, x.data(), y.data(), n)), sf::status::ok);
         // Per layer: K, V, Q, output projection, FFN in and out: six projections of n rows.
         EXPECT_EQ(counting::linear_rows, 6L * n * cfg::layers);
         EXPECT_EQ(counting::norm_rows, 3L * n * cfg::layers);

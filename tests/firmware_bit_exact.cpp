@@ -7,13 +7,14 @@
 // at the first mismatch.
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "common/cases.hpp"
 
-#if defined(__ARM_FEATURE_DSP) && __has_include(<int8_dsp.hpp>)
-#include <int8_dsp.hpp>  // the Cortex-M port's int8 kernels (SMLAD), checked here too
-#define SF_HAVE_DSP 1
-#endif
+// On cores with the DSP extension the cortex_m_dsp backend (int8 linear layers with SMLAD) is
+// the default backend, and is checked here too.
+static_assert(std::is_same<sf::default_backend, sf::cortex_m_dsp>::value == bool(STATICFORMER_HAS_CORTEX_M_DSP),
+              "cortex_m_dsp is the default backend exactly where the target has the DSP extension");
 
 #if __has_include(<cycle_counter.h>)
 #include <cycle_counter.h>
@@ -77,8 +78,8 @@ bool check_case(const char* name, const char* backend = "") {
 
 template <class Cfg>
 bool check_dsp(const char* name) {
-#ifdef SF_HAVE_DSP
-    return check_case<Cfg, sf::int8, sf::ports::cortex_m_dsp>(name, "  (port DSP kernels)");
+#if STATICFORMER_HAS_CORTEX_M_DSP
+    return check_case<Cfg, sf::int8, sf::cortex_m_dsp>(name, "  (cortex_m_dsp backend)");
 #else
     (void)name;
     return true;

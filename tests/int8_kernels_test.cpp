@@ -28,7 +28,7 @@ using vec = sf::int8_kernel_set<sf::simd>;
 
 TEST(Int8SimdKernels, InstructionSet) {
     std::printf("int8 simd kernels: %s\n", STATICFORMER_INT8_ISA);
-#if defined(STATICFORMER_INT8_SIMD_ACTIVATE)
+#if defined(STATICFORMER_INT8_X86) && defined(__AVX512VBMI__)
     std::printf("int8 activation: vector table lookup\n");
 #endif
 }

@@ -32,6 +32,33 @@
 #endif
 #endif
 
+// STATICFORMER_HAS_CORTEX_M_DSP: 1 on Arm M-profile cores with the DSP extension (Cortex-M4,
+// M7, M33, M55), where the cortex_m_dsp backend exists (its int8 kernels use SMLAD / SXTB16 and
+// give the reference's bytes). Define STATICFORMER_NO_CORTEX_M_DSP to keep the reference there.
+#ifndef STATICFORMER_HAS_CORTEX_M_DSP
+#if !defined(STATICFORMER_NO_CORTEX_M_DSP) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && \
+    defined(__ARM_FEATURE_DSP)
+#define STATICFORMER_HAS_CORTEX_M_DSP 1
+#else
+#define STATICFORMER_HAS_CORTEX_M_DSP 0
+#endif
+#endif
+
+// The target as the backends' compile errors name it.
+#if defined(__x86_64__) || defined(_M_X64)
+#define STATICFORMER_TARGET_NAME "this x86-64 build (without FMA: build with -march=x86-64-v3 or -mfma)"
+#elif defined(__aarch64__)
+#define STATICFORMER_TARGET_NAME "AArch64 without xsimd"
+#elif defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define STATICFORMER_TARGET_NAME "this Cortex-M core (no DSP extension: Cortex-M0 / M0+ / M3 / M23)"
+#elif defined(__arm__)
+#define STATICFORMER_TARGET_NAME "32-bit Arm A/R-profile (NEON flushes subnormals)"
+#elif defined(__riscv)
+#define STATICFORMER_TARGET_NAME "RISC-V"
+#else
+#define STATICFORMER_TARGET_NAME "this target"
+#endif
+
 namespace staticformer {
 
 // ---- option tags ---------------------------------------------------------------------------
@@ -59,14 +86,22 @@ struct f32 {};
 struct f16 {};
 struct int8 {};
 
-struct reference {};  // normative scalar kernels
-struct simd {};       // xsimd kernels, bit-identical to reference
+struct reference {};     // normative scalar kernels
+struct simd {};          // xsimd / intrinsics kernels (x86-64, AArch64), bit-identical to reference
+struct cortex_m_dsp {};  // Cortex-M DSP extension (SMLAD) int8 kernels, bit-identical to reference
 
+// The fastest bit-exact backend of the target.
 #if STATICFORMER_HAS_SIMD
 using default_backend = simd;
+#elif STATICFORMER_HAS_CORTEX_M_DSP
+using default_backend = cortex_m_dsp;
 #else
 using default_backend = reference;
 #endif
+
+namespace ports {
+using cortex_m_dsp = staticformer::cortex_m_dsp;  // its first name, when it lived in the Cortex-M port
+}
 
 enum class activation_kind { relu, gelu, gelu_tanh };
 

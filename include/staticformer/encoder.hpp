@@ -11,14 +11,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "call_checks.hpp"
 #include "config.hpp"
 #include "encoder_int8.hpp"
-#include "reference/kernels.hpp"
+#include "kernels/backends.hpp"
 #include "status.hpp"
 #include "weights.hpp"
-#if STATICFORMER_HAS_SIMD
-#include "simd/kernels.hpp"
-#endif
 
 namespace staticformer {
 
@@ -58,10 +56,6 @@ constexpr int power_of_two_root(int n) {
 }
 static_assert(power_of_two_root(1) == 1 && power_of_two_root(16) == 4 && power_of_two_root(64) == 8);
 static_assert(power_of_two_root(32) == 0 && power_of_two_root(8) == 0 && power_of_two_root(36) == 0);
-
-inline void add_into(float* y, const float* x, int n) noexcept {
-    for (int i = 0; i < n; ++i) y[i] = y[i] + x[i];
-}
 
 // Element is the weights' storage type: float (f32) or std::uint16_t (f16, binary16 bits).
 template <class Cfg, class K, class Element, int Tile>
@@ -125,7 +119,7 @@ struct composition {
                     K::template attention_context<Dh, D, S>(scores, b, ws.values + h * Dh, n, q);
                 }
             K::template linear<D, D>(query, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
-            add_into(x, ws.narrow, rows * D);
+            K::add(x, ws.narrow, rows * D);
             if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm1_gamma, w.norm1_beta, Cfg::eps, x);
         }
     }
@@ -139,7 +133,7 @@ struct composition {
             K::template linear<D, F>(src, rows, &w.ff1_w[0][0], w.ff1_b, hidden);
             K::template activate<Cfg::activation>(hidden, rows * F);
             K::template linear<F, D>(hidden, rows, &w.ff2_w[0][0], w.ff2_b, ws.narrow);  // the LayerNorm is spent
-            add_into(x, ws.narrow, rows * D);
+            K::add(x, ws.narrow, rows * D);
             if constexpr (!Cfg::norm_first) K::template layer_norm<D>(x, rows, w.norm2_gamma, w.norm2_beta, Cfg::eps, x);
         }
     }
@@ -163,29 +157,15 @@ struct composition {
 template <class Cfg, class K, class P, int Tile>
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
                       int valid_len) noexcept {
-    constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
-    if (x == nullptr || y == nullptr) return status::null_pointer;
-    if (valid_len <= 0 || valid_len > Cfg::seq_len) return status::bad_valid_len;
-    const auto xa = reinterpret_cast<std::uintptr_t>(x), ya = reinterpret_cast<std::uintptr_t>(y);
-    const std::uintptr_t bytes = count * sizeof(float);
-    if (xa != ya && xa < ya + bytes && ya < xa + bytes) return status::overlapping_buffers;
+    const status s = check_call<Cfg>(x, y, sizeof(float), valid_len);
+    if (s != status::ok) return s;
+    const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
     composition<Cfg, K, weight_element_t<P>, Tile>::run(w, y, valid_len, ws);
     return status::ok;
 }
-
-template <class P, class Backend>
-struct backend_check : std::true_type {
-    static_assert(std::is_same<Backend, reference>::value || std::is_same<Backend, simd>::value,
-                  "Backend must be staticformer::reference or staticformer::simd");
-#if !STATICFORMER_HAS_SIMD
-    static_assert(!std::is_same<Backend, simd>::value,
-                  "staticformer::simd needs an xsimd architecture with hardware FMA on this target "
-                  "(x86-64 with FMA3 or AVX-512, or AArch64); use staticformer::reference");
-#endif
-};
 
 }  // namespace detail
 
@@ -198,6 +178,20 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws
                       int valid_len) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len);
+}
+
+// Runs one forward pass through the encoders' one composition with kernel set K: a backend's
+// kernel_set<B> / int8_kernel_set<B>, or a type derived from one that observes or replaces some
+// kernels (profilers, calibration, benchmarks). The same checks and results as forward<B>().
+template <class K, class Cfg, class P, int Tile>
+inline status forward_with(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
+                           int valid_len) noexcept {
+    return detail::forward<Cfg, K>(w, ws, x, y, valid_len);
+}
+template <class K, class Cfg, int Tile>
+inline status forward_with(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
+                           std::int8_t* y, int valid_len) noexcept {
+    return detail::forward_int8<Cfg, K, Tile>(w, ws, x, y, valid_len);
 }
 
 template <class Cfg, class P = f32, class Backend = default_backend>

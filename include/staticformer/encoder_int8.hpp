@@ -1,6 +1,6 @@
 // staticformer: the int8 encoder's workspace and composition (normative: the order of stages and
 // the buffers they use are part of the arithmetic). The same stages as the float composition in
-// encoder.hpp, on int8 tensors; every step is integer-only (kernels in reference/int8.hpp).
+// encoder.hpp, on int8 tensors; every step is integer-only (kernels/reference/*_int8.hpp).
 #pragma once
 
 #include <cstddef>
@@ -8,12 +8,10 @@
 #include <cstring>
 
 #include "config.hpp"
-#include "reference/int8.hpp"
+#include "kernels/backends.hpp"
 #include "status.hpp"
+#include "call_checks.hpp"
 #include "weights_int8.hpp"
-#if STATICFORMER_HAS_SIMD
-#include "simd/int8.hpp"
-#endif
 
 namespace staticformer {
 
@@ -131,12 +129,9 @@ struct composition_int8 {
 template <class Cfg, class K, int Tile>
 inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
                            std::int8_t* y, int valid_len) noexcept {
-    constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
-    if (x == nullptr || y == nullptr) return status::null_pointer;
-    if (valid_len <= 0 || valid_len > Cfg::seq_len) return status::bad_valid_len;
-    const auto xa = reinterpret_cast<std::uintptr_t>(x), ya = reinterpret_cast<std::uintptr_t>(y);
-    if (xa != ya && xa < ya + count && ya < xa + count) return status::overlapping_buffers;
-    const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
+    const status s = check_call<Cfg>(x, y, sizeof(std::int8_t), valid_len);
+    if (s != status::ok) return s;
+    const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model, valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
     composition_int8<Cfg, K, Tile>::run(w, y, valid_len, ws);
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
@@ -151,6 +146,7 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
 template <class Backend = default_backend, class Cfg, int Tile>
 inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
                       std::int8_t* y, int valid_len) noexcept {
+    static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::forward_int8<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len);
 }
 

@@ -16,7 +16,7 @@ set(CMAKE_EXECUTABLE_SUFFIX_C .elf)
 set(CMAKE_EXECUTABLE_SUFFIX_CXX .elf)
 
 set(SF_PORT_DIR ${CMAKE_CURRENT_LIST_DIR})
-# -ffp-contract=off: GCC fuses a*b+c on Arm by default, which would change bits (DESIGN.md 3).
+# -ffp-contract=off: GCC fuses a*b+c on Arm by default, which would change bits (the reference rounds each product).
 # -fno-math-errno: std::sqrt (LayerNorm) becomes the FPU's vsqrt alone; with errno, GCC adds a
 # call to newlib's sqrtf when the root is NaN, which links errno and its 1 KiB impure_data.
 # Both give the correctly rounded root: the results do not change.

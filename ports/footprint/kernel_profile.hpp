@@ -7,8 +7,8 @@
 //  1. plain:  sf_fp_run(), i.e. sf::forward<backend>() as a user calls it, counted whole.
 //  2. split:  the same composition with a kernel set that reads the counter around every kernel
 //             call (as tests/encoder_test.cpp's `counting` counts calls): f32 / f16
-//             sf::detail::forward<config, profiled>(), `profiled` deriving from
-//             kernel_set<reference>; int8 sf::detail::forward_int8<config, profiled_int8<K>>(),
+//             sf::forward_with<profiled>(), `profiled` deriving from
+//             kernel_set<reference>; int8 sf::forward_with<profiled_int8<K>>(),
 //             K = int8_kernel_set<backend> (reference, or the port's DSP kernels). Each span adds its raw SysTick
 //             delta to its kernel; the counter is read free-running (no wait for a tick edge),
 //             so the 40-instruction quantisation (31.25 on AN547) of a span is unbiased and
@@ -149,11 +149,11 @@ template <class W, class Ws>
 int run_split(const W& w, Ws& ws, int n) {  // f32, f16
     static_assert(sizeof(W) == 0 || std::is_same<sf_fp::backend, sf::reference>::value,
                   "float on Cortex-M runs the reference backend");
-    return int(sf::detail::forward<config, profiled>(w, ws, x, y, n));
+    return int(sf::forward_with<profiled>(w, ws, x, y, n));
 }
 template <class Ws>
 int run_split(const sf::encoder_weights<config, sf::int8>& w, Ws& ws, int n) {
-    return int(sf::detail::forward_int8<config, profiled_int8<sf::int8_kernel_set<sf_fp::backend>>>(w, ws, x, y, n));
+    return int(sf::forward_with<profiled_int8<sf::int8_kernel_set<sf_fp::backend>>>(w, ws, x, y, n));
 }
 
 inline int plain(int n) { return sf_fp_run(x, y, n); }

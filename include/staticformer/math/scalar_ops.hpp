@@ -1,5 +1,5 @@
 // staticformer: scalar operations used by the portable approximations (normative).
-// simd/ops.hpp provides the same set for xsimd batches with identical results lane by lane.
+// kernels/simd/ops.hpp provides the same set for xsimd batches with identical results lane by lane.
 #pragma once
 
 #include <cmath>

@@ -201,7 +201,7 @@ public:
         const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
         recording<Cfg>::append(rec_.input, x, valid);
         detail::recorder<Cfg>::active = &rec_;
-        staticformer::detail::forward<Cfg, detail::recorder<Cfg>>(weights_, ws, x, y.data(), valid_len);
+        staticformer::forward_with<detail::recorder<Cfg>>(weights_, ws, x, y.data(), valid_len);
         detail::recorder<Cfg>::active = nullptr;
         recording<Cfg>::append(rec_.output, y.data(), valid);
     }

@@ -1,5 +1,5 @@
 // staticformer: int8 attention scores and context with intrinsics (optimised; bit-identical to
-// reference/int8.hpp).
+// reference/attention_int8.hpp).
 //
 // Scores s[j] = sum_d q[d] kt[d * KStride + j] are vectorised over keys j (contiguous in the
 // transposed keys). With a dot-product instruction, four rows d..d+3 of keys are interleaved
@@ -35,8 +35,8 @@
 
 #include <cstring>
 
-#include "../reference/int8.hpp"
-#include "int8_ops.hpp"
+#include "../isa/int8.hpp"
+#include "../reference/attention_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -487,6 +487,13 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
     if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
     else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
 }
+#endif
+
+#if !defined(STATICFORMER_INT8_X86) && !defined(STATICFORMER_INT8_ARM)
+using reference::attention_context;  // no vector form on this target
+using reference::attention_scores;
+using reference::store_keys;
+using reference::store_values;
 #endif
 
 }  // namespace simd_int8

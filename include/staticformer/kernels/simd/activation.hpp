@@ -1,7 +1,7 @@
 // staticformer: FFN activations with xsimd (optimised; bit-identical to reference/activation.hpp).
 #pragma once
 
-#include "../math/approx.hpp"
+#include "../../math/approx.hpp"
 #include "../reference/activation.hpp"
 #include "ops.hpp"
 

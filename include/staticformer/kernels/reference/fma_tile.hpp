@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "../math/fp16.hpp"
+#include "../../math/fp16.hpp"
 
 namespace staticformer {
 namespace kernels {

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "../math/fp16.hpp"
+#include "../../math/fp16.hpp"
 #include "reduce.hpp"
 
 namespace staticformer {

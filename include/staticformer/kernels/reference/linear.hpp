@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "../math/fp16.hpp"
+#include "../../math/fp16.hpp"
 #include "fma_tile.hpp"
 
 namespace staticformer {

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "../math/fp16.hpp"
+#include "../../math/fp16.hpp"
 #include "ops.hpp"
 
 #if defined(__AVX512F__)

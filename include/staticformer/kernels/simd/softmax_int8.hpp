@@ -1,5 +1,5 @@
 // staticformer: the int8 softmax with x86 intrinsics (optimised; bit-identical to
-// reference/int8.hpp's softmax), lane by lane:
+// reference/softmax_int8.hpp's softmax), lane by lane:
 //   u   = rescale(max - s[j], logits), capped at 2^20     (softmax_u: d >= 0, the cap leaves e_j)
 //   e_j = exp2_neg_q16(u): table interval (u >> 8) & 255, linear interpolation by u & 255,
 //         then a rounding shift by u >> 16 (0 beyond 15)
@@ -18,8 +18,8 @@
 // calls on the real scores: AVX-512 tiny -6%, small -14%, AVX2 even).
 #pragma once
 
-#include "../reference/int8.hpp"
-#include "int8_ops.hpp"
+#include "../isa/int8.hpp"
+#include "../reference/softmax_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -52,7 +52,7 @@ inline void each_vector(F f) noexcept {
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 
-// The maskz forms throughout: see all16 in int8_ops.hpp (GCC 12's -Wuninitialized).
+// The maskz forms throughout: see all16 in isa/x86_avx512.hpp (GCC 12's -Wuninitialized).
 
 // The exponential's table, entries 0..255 in eight vectors of 32, loaded once per call.
 struct exp2_table_vectors {
@@ -179,16 +179,7 @@ inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal,
     }
 }
 
-#define STATICFORMER_INT8_SIMD_SOFTMAX 1
-
 #elif defined(STATICFORMER_INT8_X86)
-
-inline std::int32_t hmax8(__m256i v) noexcept {
-    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
-    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
-    return _mm_cvtsi128_si32(m);
-}
 
 // exp2_neg_q16 of N vectors of u, in place.
 template <int N>
@@ -295,11 +286,9 @@ inline void probabilities(const std::int32_t* s, int n, std::int64_t reciprocal,
     for (int j = whole; j < n; ++j) p[j] = reference::softmax_probability(s[j], reciprocal);
 }
 
-#define STATICFORMER_INT8_SIMD_SOFTMAX 1
-
 #endif
 
-#if defined(STATICFORMER_INT8_SIMD_SOFTMAX)
+#if defined(STATICFORMER_INT8_X86)
 
 // One row: its three steps in turn.
 inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
@@ -325,6 +314,11 @@ inline void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplie
         for (int r = 0; r < b; ++r) probabilities(s + (r0 + r) * Stride, n, reciprocal[r], p + (r0 + r) * Stride);
     }
 }
+
+#else
+
+using reference::softmax;  // no vector form on this target
+using reference::softmax_rows;
 
 #endif
 

@@ -5,7 +5,7 @@
 // block in the canonical lane order of reference/reduce.hpp.
 #pragma once
 
-#include "../math/approx.hpp"
+#include "../../math/approx.hpp"
 #include "../reference/softmax.hpp"
 #include "reduce.hpp"
 

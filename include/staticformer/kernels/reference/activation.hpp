@@ -1,9 +1,9 @@
 // staticformer: FFN activations, in place (normative).
 #pragma once
 
-#include "../config.hpp"
-#include "../math/approx.hpp"
-#include "../math/scalar_ops.hpp"
+#include "../../config.hpp"
+#include "../../math/approx.hpp"
+#include "../../math/scalar_ops.hpp"
 
 namespace staticformer {
 namespace kernels {

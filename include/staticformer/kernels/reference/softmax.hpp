@@ -2,8 +2,8 @@
 //   p_j = e_j / sum(e),  e_j = exp(s_j - max(s)),  sum in the canonical lane order.
 #pragma once
 
-#include "../math/approx.hpp"
-#include "../math/scalar_ops.hpp"
+#include "../../math/approx.hpp"
+#include "../../math/scalar_ops.hpp"
 #include "reduce.hpp"
 
 namespace staticformer {

@@ -1,24 +1,17 @@
-// staticformer: the int8 residual add and LayerNorm with intrinsics (optimised; bit-identical to
-// reference/int8.hpp).
-//   add:        acc = (x - x_zero_point) x_multiplier + (a - a_zero_point) a_multiplier, then the
-//               rescale by 1 (round_shift on x86, SRSHL on NEON: 32-bit lanes) and the output's
-//               zero point, lane by lane.
-//   layer_norm: the row's sum and sum of squares with VPMADDWD; the statistics' isqrt and 2^40 / den
-//               in double arithmetic where it is exact (layer_norm_den, layer_norm_reciprocal);
-//               the outputs z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes; one
-//               32 x 32-bit product per lane when the reciprocal fits 31 bits, as it does
-//               unless the row's spread is tiny: LayerNorm kernel, AVX-512 -9..10%, AVX2
-//               -16..19% on the four configurations),
-//               z * gamma + beta, the rescale by 1 (round_shift).
-//   activate:   (any x86 build with AVX-512 VBMI) the table lookup table[x + 128] with two VPERMI2B per 64 values.
-// Elements that fill no whole vector use masks (AVX-512) or the reference kernel.
+// staticformer: int8 LayerNorm with intrinsics (optimised; bit-identical to
+// reference/layer_norm_int8.hpp): the row's sum and sum of squares with VPMADDWD; the
+// statistics' isqrt and 2^40 / den in double arithmetic where it is exact (layer_norm_den,
+// layer_norm_reciprocal); the outputs z = (centred * reciprocal + 2^31) >> 32 (64-bit lanes, or
+// one 32 x 32-bit product per lane when the reciprocal fits 31 bits, as it does unless the
+// row's spread is tiny), z * gamma + beta, the rescale by 1 (round_shift). Elements that fill
+// no whole vector use masks (AVX-512) or the reference's element formula.
 #pragma once
-
-#include "../reference/int8.hpp"
-#include "int8_ops.hpp"
 
 #include <cmath>
 #include <type_traits>
+
+#include "../isa/int8.hpp"
+#include "../reference/layer_norm_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -70,22 +63,6 @@ inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_
 #endif
 
 #if defined(STATICFORMER_INT8_AVX512VNNI)
-
-inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const round_shift_params k(p.shift);
-    const __m512i zero_point = _mm512_set1_epi32(p.output_zero_point);
-    const __m512i xz = _mm512_set1_epi32(p.x_zero_point), az = _mm512_set1_epi32(p.a_zero_point);
-    const __m512i xm = _mm512_set1_epi32(p.x_multiplier), am = _mm512_set1_epi32(p.a_multiplier);
-    for (int i = 0; i < n; i += 16) {
-        const __mmask16 m = mask16(n - i);
-        const __m512i xv = _mm512_maskz_cvtepi8_epi32(all16, _mm_maskz_loadu_epi8(m, x + i));
-        const __m512i av = _mm512_maskz_cvtepi8_epi32(all16, _mm_maskz_loadu_epi8(m, a + i));
-        const __m512i acc = _mm512_add_epi32(_mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(xv, xz), xm),
-                                             _mm512_maskz_mullo_epi32(all16, _mm512_sub_epi32(av, az), am));
-        const __m512i q = _mm512_add_epi32(round_shift16(acc, k), zero_point);
-        _mm_mask_storeu_epi8(x + i, m, _mm512_maskz_cvtsepi32_epi8(all16, q));
-    }
-}
 
 // z for eight values, in the low halves of 64-bit lanes (N x: VPMULDQ; centred x reciprocal:
 // VPMULLQ).
@@ -152,25 +129,7 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
     });
 }
 
-#define STATICFORMER_INT8_SIMD_LAYER_NORM 1
-
 #elif defined(STATICFORMER_INT8_X86)
-
-inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const round_shift_params k(p.shift);
-    const __m256i zero_point = _mm256_set1_epi32(p.output_zero_point);
-    const __m256i xz = _mm256_set1_epi32(p.x_zero_point), az = _mm256_set1_epi32(p.a_zero_point);
-    const __m256i xm = _mm256_set1_epi32(p.x_multiplier), am = _mm256_set1_epi32(p.a_multiplier);
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256i xv = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i)));
-        const __m256i av = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + i)));
-        const __m256i acc = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(xv, xz), xm),
-                                             _mm256_mullo_epi32(_mm256_sub_epi32(av, az), am));
-        store8_int8(x + i, _mm256_add_epi32(round_shift8(acc, k), zero_point));
-    }
-    if (i < n) reference::add(x + i, a + i, n - i, p);
-}
 
 // The sum and the sum of squares of a row, 16 values per step.
 template <int N>
@@ -235,48 +194,9 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
     });
 }
 
-#define STATICFORMER_INT8_SIMD_LAYER_NORM 1
+#else
 
-#elif defined(STATICFORMER_INT8_ARM)
-
-// The rescale by 1 is SRSHL by -shift: (acc + 2^(shift-1)) >> shift with the rounding added in
-// full precision (never overflowing), shifts up to 62 included (the shift operand's low byte),
-// and never clamped (|acc| < 2^31).
-inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const int32x4_t neg_shift = vdupq_n_s32(-p.shift), zero_point = vdupq_n_s32(p.output_zero_point);
-    const int16x8_t xz = vdupq_n_s16(std::int16_t(p.x_zero_point)), az = vdupq_n_s16(std::int16_t(p.a_zero_point));
-    const std::int16_t xm = std::int16_t(p.x_multiplier), am = std::int16_t(p.a_multiplier);
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const int16x8_t xv = vsubq_s16(vmovl_s8(vld1_s8(x + i)), xz), av = vsubq_s16(vmovl_s8(vld1_s8(a + i)), az);
-        const int32x4_t lo = vmlal_n_s16(vmull_n_s16(vget_low_s16(xv), xm), vget_low_s16(av), am);
-        const int32x4_t hi = vmlal_high_n_s16(vmull_high_n_s16(xv, xm), av, am);
-        store4_int8(x + i, vaddq_s32(vrshlq_s32(lo, neg_shift), zero_point));
-        store4_int8(x + i + 4, vaddq_s32(vrshlq_s32(hi, neg_shift), zero_point));
-    }
-    if (i < n) reference::add(x + i, a + i, n - i, p);
-}
-
-#endif
-
-#if defined(STATICFORMER_INT8_X86) && defined(__AVX512VBMI__) && defined(__AVX512BW__)
-
-// table[x + 128]: VPERMI2B looks up 128 entries in two vectors by the index's low 7 bits, which
-// are x + 128 for negative x (entries 0..127) and x for x >= 0 (entries 128..255); the sign
-// picks one of the two lookups.
-inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-    const __m512i negative0 = _mm512_loadu_si512(table), negative1 = _mm512_loadu_si512(table + 64);
-    const __m512i positive0 = _mm512_loadu_si512(table + 128), positive1 = _mm512_loadu_si512(table + 192);
-    for (int i = 0; i < n; i += 64) {
-        const __mmask64 m = mask64(n - i);
-        const __m512i v = _mm512_maskz_loadu_epi8(m, x + i);
-        const __m512i from_negative = _mm512_permutex2var_epi8(negative0, v, negative1);
-        const __m512i from_positive = _mm512_permutex2var_epi8(positive0, v, positive1);
-        _mm512_mask_storeu_epi8(x + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), from_positive, from_negative));
-    }
-}
-
-#define STATICFORMER_INT8_SIMD_ACTIVATE 1
+using reference::layer_norm;  // no vector form on this target
 
 #endif
 

@@ -1,0 +1,177 @@
+// staticformer: x86 AVX2 building blocks of the int8 kernels (optimised): 8 lanes of 32 bits,
+// the vector rescale and requantisation (each lane exactly math::rescale() / requantize():
+// the 64-bit product acc * multiplier, plus 2^(shift-1), arithmetic shift, clamp to +-2^30),
+// and the linear layer's step.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "../../math/fixed_point.hpp"
+#include "common.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace simd_int8 {
+
+// ---- 256-bit: 8 lanes (AVX2) --------------------------------------------------------------
+
+// floor(v / 2^count) for 64-bit lanes: AVX2 has only the logical shift, so shift v ^ sign and
+// flip back (floor(v / 2^n) = ~(~v >> n) for negative v).
+inline __m256i sra64(__m256i v, __m128i count) noexcept {
+    const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_xor_si256(_mm256_srl_epi64(_mm256_xor_si256(v, sign), count), sign);
+}
+
+inline __m256i clamp64(__m256i v) noexcept {
+    const __m256i hi = _mm256_set1_epi64x(std::int64_t(1) << 30), lo = _mm256_set1_epi64x(-(std::int64_t(1) << 30));
+    v = _mm256_blendv_epi8(v, hi, _mm256_cmpgt_epi64(v, hi));
+    return _mm256_blendv_epi8(v, lo, _mm256_cmpgt_epi64(lo, v));
+}
+
+struct rescale8_params {
+    __m256i round;
+    __m128i count;
+    explicit rescale8_params(std::int32_t shift) noexcept
+        : round(_mm256_set1_epi64x(std::int64_t(1) << (shift - 1))), count(_mm_cvtsi32_si128(shift)) {}
+};
+
+// 32-bit lanes from the 64-bit results of the even lanes (`even`) and of the odd ones (`odd`),
+// each in the low half of its 64-bit lane.
+inline __m256i join_halves8(__m256i even, __m256i odd) noexcept {
+    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
+}
+
+// rescale(acc[l], m[l], shift) for 8 lanes.
+inline __m256i rescale8(__m256i acc, __m256i m, const rescale8_params& k) noexcept {
+    __m256i even = _mm256_mul_epi32(acc, m);
+    __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(acc, 32), _mm256_srli_epi64(m, 32));
+    even = clamp64(sra64(_mm256_add_epi64(even, k.round), k.count));
+    odd = clamp64(sra64(_mm256_add_epi64(odd, k.round), k.count));
+    return join_halves8(even, odd);
+}
+
+// rescale(acc, 1, shift) for shift >= 1, in 32-bit lanes: (acc + 2^(shift-1)) >> shift =
+// floor(acc / 2^shift + 1/2) is floor(acc / 2^shift) plus bit shift - 1 of acc, and lies within
+// [-2^30, 2^30] for any 32-bit acc, so it is never clamped. Shifts of 32 or more fill with the
+// sign, which keeps both terms right (-1 + 1 or 0 + 0: the rounded quotient is 0).
+struct round_shift_params {
+    __m128i count, below;
+    explicit round_shift_params(std::int32_t shift) noexcept
+        : count(_mm_cvtsi32_si128(shift)), below(_mm_cvtsi32_si128(shift - 1)) {}
+};
+
+inline __m256i round_shift8(__m256i acc, const round_shift_params& k) noexcept {
+    return _mm256_add_epi32(_mm256_sra_epi32(acc, k.count),
+                            _mm256_and_si256(_mm256_sra_epi32(acc, k.below), _mm256_set1_epi32(1)));
+}
+
+// requantize(acc, m, shift, zero_point) = rescale(acc, m, shift) + zero_point for the linear
+// layers' multipliers, 0 <= m < 2^15, and shift >= 17, in 32-bit lanes. With
+// acc = 2^16 hi + lo (hi = acc >> 16, 0 <= lo < 2^16),
+//   A = floor(acc m / 2^16) = hi m + floor(lo m / 2^16),
+// VPMADDWD of acc with m in the high halves of the lanes (hi x m + lo x 0, signed) plus
+// VPMULHUW with m in the low halves (floor(lo m / 2^16) in the low half, 0 in the high one).
+// Then rescale() = floor((acc m + 2^(s-1)) / 2^s) = floor((A + 2^(t-1)) / 2^t), t = s - 16:
+// the dropped bits of acc m are below 2^16, so they cannot carry into bit t. |A| < 2^30, so
+// the result is never clamped, and the zero point joins the rounding constant:
+// (A + 2^(t-1) + zp 2^t) >> t = ((A + 2^(t-1)) >> t) + zp, exact while |zp| 2^t + 2^(t-1)
+// <= 2^30 keeps the sum within int32 (fits(): any int8 zero point for t <= 22, i.e. the usual
+// shifts, 17..38; t <= 31 keeps z << t within 64 bits).
+struct requantize_narrow_params {
+    std::int32_t round;
+    __m128i count;
+    static bool fits(std::int32_t shift, std::int32_t zero_point) noexcept {
+        const int t = shift - 16;
+        if (t < 1 || t > 31) return false;
+        const std::int64_t z = zero_point < 0 ? -std::int64_t(zero_point) : std::int64_t(zero_point);
+        return (z << t) + (std::int64_t(1) << (t - 1)) <= (std::int64_t(1) << 30);
+    }
+    requantize_narrow_params(std::int32_t shift, std::int32_t zero_point) noexcept
+        : round(std::int32_t(std::int64_t(zero_point) * (std::int64_t(1) << (shift - 16)) + (std::int64_t(1) << (shift - 17)))),
+          count(_mm_cvtsi32_si128(shift - 16)) {}
+};
+
+// requantize(acc[l], m[l], shift, zero_point) for 8 lanes: the general rescale plus the zero point, or
+// the narrow form above.
+inline __m256i requantize8(__m256i acc, __m256i m, const rescale8_params& k, std::int32_t zero_point) noexcept {
+    return _mm256_add_epi32(rescale8(acc, m, k), _mm256_set1_epi32(zero_point));
+}
+
+inline __m256i requantize8(__m256i acc, __m256i m, const requantize_narrow_params& k, std::int32_t) noexcept {
+    const __m256i a = _mm256_add_epi32(_mm256_madd_epi16(acc, _mm256_slli_epi32(m, 16)), _mm256_mulhi_epu16(acc, m));
+    return _mm256_sra_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(k.round)), k.count);
+}
+
+// Saturates 8 int32 lanes to int8 and stores them.
+inline void store8_int8(std::int8_t* y, __m256i v) noexcept {
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(w, w));
+}
+
+inline __m256i load8_int16(const std::int16_t* p) noexcept {
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+inline std::int32_t hsum8(__m256i v) noexcept {
+    __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
+
+inline std::int32_t hmax8(__m256i v) noexcept {
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+}
+
+// ---- linear layer step: VPMADDWD on sign-extended pairs ------------------------------------
+
+// No unsigned x signed byte product without saturation (VPMADDUBSW saturates): the weights of
+// four outputs are sign-extended to sixteen int16 and VPMADDWD with the row's four inputs
+// (sign-extended, repeated) gives two int32 half sums per output; a pair of accumulators holds
+// eight outputs' half sums, added pairwise at the end. Tiles of 4 rows x 1 vector: 8
+// accumulators, 2 weight and up to 4 input registers of 16. (2 x 3 tiles, 12 accumulators and
+// 6 weight registers, spilled 8 accumulators to the stack in every step of the inner loop:
+// encoder 4-8% slower, linear kernels up to 13%; 2 x 2, 3 x 2, 5 x 1, 6 x 1, 8 x 1 no better.
+// Widening a column block's weights once into an int16 panel on the stack, for all its row
+// tiles: 8.6% fewer instructions, but 64-row calls 8-15% slower.)
+struct linear_avx2 : unmasked, signed_products {
+    static constexpr int lanes = 8, rows = 4, vecs = 1;
+    struct acc {
+        __m256i a, b;  // outputs 0..3 and 4..7, two half sums each
+    };
+    using wvec = acc;
+    using xvec = __m256i;
+    static acc init(const std::int32_t* bias, std::int32_t, mask) noexcept {
+        // bias[o] in the first half sum of output o, 0 in the second.
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bias));
+        const __m256i even = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
+        return {_mm256_and_si256(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)), even),
+                _mm256_and_si256(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)), even)};
+    }
+    static wvec load_w(const std::int8_t* w, mask) noexcept {
+        return {_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w))),
+                _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16)))};
+    }
+    static xvec broadcast(std::int32_t x4) noexcept { return _mm256_cvtepi8_epi16(_mm_set1_epi32(x4)); }
+    static acc dot(acc s, const wvec& w, xvec x) noexcept {
+        return {_mm256_add_epi32(s.a, _mm256_madd_epi16(w.a, x)), _mm256_add_epi32(s.b, _mm256_madd_epi16(w.b, x))};
+    }
+    template <class Params>
+    static void store(std::int8_t* y, acc s, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
+                      mask) noexcept {
+        // hadd: [o0 o1 o4 o5 | o2 o3 o6 o7], then the 64-bit blocks back in order.
+        const __m256i v = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s.a, s.b), 0xd8);
+        store8_int8(y, requantize8(v, load8_int16(multiplier), k, zero_point));
+    }
+    using params = rescale8_params;
+};
+
+}  // namespace simd_int8
+}  // namespace kernels
+}  // namespace staticformer

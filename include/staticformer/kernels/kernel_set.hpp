@@ -1,0 +1,128 @@
+// staticformer: the kernel-set interface. The encoders compose kernels only through a kernel
+// set, kernel_set<Backend> (float activations; f32 or f16 weights) and int8_kernel_set<Backend>,
+// so every backend runs the same composition.
+//
+// float_kernels and int8_kernels below ARE the interface: each line names one op with the
+// signature every backend provides, and forwards to the normative reference kernel
+// (reference/<op>.hpp, reference/<op>_int8.hpp). A backend's kernel set derives from them and
+// redeclares only the ops it optimises (<backend>/<op>.hpp, same file names); every other op
+// is the reference's. Adding an op: its reference file, one line here, and the backends that
+// specialise it. Whatever the backend, each op must give the reference's bytes.
+//
+// Layouts: keys and values are written by the set's store_keys / store_values and read by the
+// same set's attention_scores / attention_context, so a set may pick its own layout.
+#pragma once
+
+#include <cstdint>
+
+#include "../config.hpp"
+#include "../math/fixed_point.hpp"
+#include "../weights_int8.hpp"
+#include "reference/activation.hpp"
+#include "reference/activation_int8.hpp"
+#include "reference/add.hpp"
+#include "reference/add_int8.hpp"
+#include "reference/attention.hpp"
+#include "reference/attention_int8.hpp"
+#include "reference/layer_norm.hpp"
+#include "reference/layer_norm_int8.hpp"
+#include "reference/linear.hpp"
+#include "reference/linear_int8.hpp"
+#include "reference/softmax.hpp"
+#include "reference/softmax_int8.hpp"
+
+namespace staticformer {
+
+template <class Backend>
+struct kernel_set;  // specialised by each backend (reference below, simd/, cortex_m/)
+template <class Backend>
+struct int8_kernel_set;
+
+namespace kernels {
+
+namespace ref = reference;
+
+// Float activations, row-major. Kernels that read weights (linear, layer_norm) take them as
+// float (f32) or binary16 bits (f16): W is deduced.
+struct float_kernels {
+    // y[r][o] = b[o] + sum_i x[r][i] w[i][o] for r < rows, o < Out; w rows WStride apart.
+    template <int In, int Out, int WStride = Out, class W>
+    static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
+        ref::linear<In, Out, WStride>(x, rows, w, b, y);
+    }
+    // Each of `rows` rows of N values normalised, y = gamma (x - mean) / sqrt(var + eps) + beta; y may equal x.
+    template <int N, class W>
+    static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
+        ref::layer_norm<N>(x, rows, g, b, eps, y);
+    }
+    // Keys of rows [j0, j0 + rows) into the transposed keys buffer (kt[c * S + j]).
+    template <int D, int S>
+    static void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
+        ref::store_keys<D, S>(k, rows, j0, kt);
+    }
+    // Attention of one head for `rows` query rows: q and ctx rows QStride = VStride floats apart,
+    // kt[d * KStride + j], v[j * VStride + d], score rows KStride floats apart.
+    template <int HeadDim, int KStride, int QStride>
+    static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+        ref::attention_scores_rows<HeadDim, KStride, QStride>(q, rows, kt, n, s);
+    }
+    // Each of `rows` rows of n scores (Stride apart) into probabilities, in place.
+    template <int Stride>
+    static void softmax(float* s, int rows, int n) noexcept { ref::softmax_rows<Stride>(s, rows, n); }
+    template <int HeadDim, int VStride, int PStride>
+    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
+        ref::attention_context_rows<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+    }
+    template <activation_kind Act>
+    static void activate(float* x, int n) noexcept { ref::activate<Act>(x, n); }
+    // Residual add, y = y + x.
+    static void add(float* y, const float* x, int n) noexcept { ref::add(y, x, n); }
+};
+
+// int8 activations, each tensor in its own scale (weights_int8.hpp documents every formula).
+struct int8_kernels {
+    template <int In, int Out>
+    static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+        ref::linear(x, rows, p, y);
+    }
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        ref::layer_norm(x, rows, p, y);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
+        ref::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+        ref::store_values<D, HeadDim, S>(v, rows, j0, values);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+        ref::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        ref::softmax(s, n, m, p);
+    }
+    // Rows r < rows of scores s + r Stride into probabilities p + r Stride.
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        ref::softmax_rows<Stride>(s, rows, n, m, p);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        ref::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { ref::activate(x, n, table); }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
+};
+
+}  // namespace kernels
+
+template <>
+struct kernel_set<reference> : kernels::float_kernels {};
+template <>
+struct int8_kernel_set<reference> : kernels::int8_kernels {};
+
+}  // namespace staticformer

@@ -1,0 +1,24 @@
+// staticformer: int8 residual add (reference backend, normative): two tensors in their own
+// scales into the output's scale, one requantisation per element.
+#pragma once
+
+#include <cstdint>
+
+#include "../../math/fixed_point.hpp"
+#include "../../weights_int8.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace reference {
+
+// x = x + a, each in its own scale, into the output's scale.
+inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+    for (int i = 0; i < n; ++i) {
+        const std::int32_t acc = (x[i] - p.x_zero_point) * p.x_multiplier + (a[i] - p.a_zero_point) * p.a_multiplier;
+        x[i] = math::requantize(acc, 1, p.shift, p.output_zero_point);
+    }
+}
+
+}  // namespace reference
+}  // namespace kernels
+}  // namespace staticformer

@@ -1,0 +1,54 @@
+// staticformer: int8 LayerNorm (reference backend, normative): integer statistics, an integer
+// square root and one requantisation per output (weights_int8.hpp, layer_norm_int8).
+#pragma once
+
+#include <cstdint>
+
+#include "../../math/fixed_point.hpp"
+#include "../../weights_int8.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace reference {
+
+// A row's statistics: the sum of its values and 2^40 / sqrt(N^2 var / scale^2 + eps).
+struct norm_stats_int8 {
+    std::int32_t sum;
+    std::int64_t reciprocal;
+};
+
+template <int N>
+inline norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
+    std::int32_t sum = 0, sum_sq = 0;
+    for (int c = 0; c < N; ++c) {
+        sum += x[c];
+        sum_sq += std::int32_t(x[c]) * x[c];
+    }
+    const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
+    const std::uint32_t den = math::isqrt(std::uint64_t(variance + p.eps));
+    return {sum, den == 0 ? 0 : (std::int64_t(1) << 40) / den};
+}
+
+// Output c of a row with statistics s.
+template <int N>
+inline std::int8_t layer_norm_output(std::int8_t x, norm_stats_int8 s, const layer_norm_int8<N>& p, int c) noexcept {
+    const std::int64_t centred = std::int64_t(N) * x - s.sum;
+    const std::int32_t z = std::int32_t((centred * s.reciprocal + (std::int64_t(1) << 31)) >> 32);  // Q8
+    return math::requantize(z * p.gamma[c] + p.beta[c], 1, p.shift, p.output_zero_point);
+}
+
+// One row; y may equal x.
+template <int N>
+inline void layer_norm_row(const std::int8_t* x, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    const norm_stats_int8 s = layer_norm_stats(x, p);
+    for (int c = 0; c < N; ++c) y[c] = layer_norm_output(x[c], s, p, c);
+}
+
+template <int N>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    for (int r = 0; r < rows; ++r) layer_norm_row(x + r * N, p, y + r * N);
+}
+
+}  // namespace reference
+}  // namespace kernels
+}  // namespace staticformer

@@ -1,0 +1,76 @@
+// staticformer: int8 linear layer, y = requantize(x W + b) (reference backend, normative).
+// Integer-only, as every int8 kernel: the formulas are documented beside their parameters in
+// weights_int8.hpp. Integer sums are exact, so an optimised kernel may add them in any order;
+// what it must reproduce is each rounding step, and those all live in math/fixed_point.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "../../math/fixed_point.hpp"
+#include "../../weights_int8.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace reference {
+
+// acc = bias[o] + sum_i x[i] * w[i][o]
+template <int In, int Out>
+inline std::int32_t linear_accumulator(const std::int8_t* x, const linear_int8<In, Out>& p, int o) noexcept {
+    std::int32_t acc = p.bias[o];
+    for (int i = 0; i < In; ++i) acc += std::int32_t(x[i]) * p.w[i / 4][o][i % 4];
+    return acc;
+}
+
+// Rows rows x Cols consecutive outputs from o, each exactly linear_accumulator()'s sum: the
+// tile only saves loads on a scalar core (each weight serves Rows rows, each input Cols
+// outputs, the accumulators stay in registers).
+template <int In, int Out, int Rows, int Cols>
+inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, int o, std::int8_t* y) noexcept {
+    std::int32_t acc[Rows][Cols];
+#pragma GCC unroll 16
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 16
+        for (int c = 0; c < Cols; ++c) acc[r][c] = p.bias[o + c];
+    for (int g = 0; g < p.in_groups; ++g) {
+        const std::int8_t(*wg)[4] = &p.w[g][o];  // wg[c][k]: input 4g + k, output o + c
+        const int inputs = In - 4 * g < 4 ? In - 4 * g : 4;
+#pragma GCC unroll 4
+        for (int k = 0; k < inputs; ++k) {
+            const int i = 4 * g + k;
+#pragma GCC unroll 16
+            for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 16
+                for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * wg[c][k];
+        }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 16
+        for (int c = 0; c < Cols; ++c)
+            y[r * Out + o + c] = math::requantize(acc[r][c], p.multiplier[o + c], p.shift, p.output_zero_point);
+}
+
+// y[r][o] = requantize(linear_accumulator(x + r * In, p, o)) for r < rows, o < Out; rows two at a
+// time, outputs four at a time, then the remainders.
+template <int In, int Out>
+inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+    constexpr int cols = 4, tiled_cols = Out - Out % cols;
+    const int tiled_rows = rows - rows % 2;
+    for (int r = 0; r < rows; r += r < tiled_rows ? 2 : 1) {
+        const std::int8_t* xr = x + r * In;
+        std::int8_t* yr = y + r * Out;
+        if (r < tiled_rows) {
+            if constexpr (tiled_cols > 0)  // (no 4-wide tile is even instantiated for Out < 4)
+                for (int o = 0; o < tiled_cols; o += cols) linear_tile<In, Out, 2, cols>(xr, p, o, yr);
+            for (int o = tiled_cols; o < Out; ++o) linear_tile<In, Out, 2, 1>(xr, p, o, yr);
+        } else {
+            if constexpr (tiled_cols > 0)
+                for (int o = 0; o < tiled_cols; o += cols) linear_tile<In, Out, 1, cols>(xr, p, o, yr);
+            for (int o = tiled_cols; o < Out; ++o) linear_tile<In, Out, 1, 1>(xr, p, o, yr);
+        }
+    }
+}
+
+}  // namespace reference
+}  // namespace kernels
+}  // namespace staticformer
