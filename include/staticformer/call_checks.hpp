@@ -34,13 +34,14 @@ struct backend_check : std::true_type {
                   "Backend must be staticformer::reference, staticformer::simd or staticformer::cortex_m_dsp");
 #if !STATICFORMER_HAS_SIMD
     static_assert(!std::is_same<Backend, simd>::value,
-                  "staticformer::simd is not available on " STATICFORMER_TARGET_NAME ": it needs an xsimd "
-                  "architecture with hardware FMA (x86-64 with FMA3 or AVX-512, or AArch64); use staticformer::reference");
+                  "staticformer::simd is not available in this build for " STATICFORMER_TARGET_NAME ": it needs "
+                  "xsimd and hardware FMA (x86-64 with FMA3 or AVX-512, or AArch64) and no STATICFORMER_NO_SIMD; "
+                  "use staticformer::reference");
 #endif
 #if !STATICFORMER_HAS_CORTEX_M_DSP
     static_assert(!std::is_same<Backend, cortex_m_dsp>::value,
-                  "staticformer::cortex_m_dsp is not available on " STATICFORMER_TARGET_NAME ": it needs a "
-                  "Cortex-M core with the DSP extension (Cortex-M4, M7, M33, M55); use staticformer::reference");
+                  "staticformer::cortex_m_dsp is not available in this build for " STATICFORMER_TARGET_NAME ": it "
+                  "needs a Cortex-M core with the DSP extension (Cortex-M4, M7, M33, M55); use staticformer::reference");
 #endif
 };
 

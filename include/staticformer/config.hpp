@@ -46,17 +46,17 @@
 
 // The target as the backends' compile errors name it.
 #if defined(__x86_64__) || defined(_M_X64)
-#define STATICFORMER_TARGET_NAME "this x86-64 build (without FMA: build with -march=x86-64-v3 or -mfma)"
+#define STATICFORMER_TARGET_NAME "x86-64"
 #elif defined(__aarch64__)
-#define STATICFORMER_TARGET_NAME "AArch64 without xsimd"
+#define STATICFORMER_TARGET_NAME "AArch64"
 #elif defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
-#define STATICFORMER_TARGET_NAME "this Cortex-M core (no DSP extension: Cortex-M0 / M0+ / M3 / M23)"
+#define STATICFORMER_TARGET_NAME "Arm M-profile without the DSP extension (Cortex-M0 / M0+ / M3 / M23)"
 #elif defined(__arm__)
-#define STATICFORMER_TARGET_NAME "32-bit Arm A/R-profile (NEON flushes subnormals)"
+#define STATICFORMER_TARGET_NAME "32-bit Arm A/R-profile"
 #elif defined(__riscv)
 #define STATICFORMER_TARGET_NAME "RISC-V"
 #else
-#define STATICFORMER_TARGET_NAME "this target"
+#define STATICFORMER_TARGET_NAME "an unnamed target"
 #endif
 
 namespace staticformer {

@@ -143,6 +143,13 @@ sf::status run(const sf::encoder_weights<ok_cfg, sf::f32>& w, sf::workspace<ok_c
                float* y) {
     return sf::forward<sf::simd>(w, ws, x, y, ok_cfg::seq_len);
 }
+#elif CASE == 49  // on the host: no Cortex-M DSP extension
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::int8, sf::cortex_m_dsp>>;
+#elif CASE == 50  // its former name, through the free function
+sf::status run(const sf::encoder_weights<ok_cfg, sf::int8>& w, sf::workspace_int8<ok_cfg>& ws, const std::int8_t* x,
+               std::int8_t* y) {
+    return sf::forward<sf::ports::cortex_m_dsp>(w, ws, x, y, ok_cfg::seq_len);
+}
 #elif CASE == 48  // the int8 softmax sum bounds seq_len
 constexpr auto probe = instantiate<sf::encoder_weights<sf::encoder_config<8, 1, 8, 70000, 1>, sf::int8>>;
 
