@@ -24,8 +24,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CONFIGS = {"tiny": "64/4/256/32/2", "small": "128/4/512/64/4", "mini": "256/4/1024/128/4",
-           "wide": "384/12/1536/128/6"}
+sys.path.insert(0, str(HERE.parent / "tools"))
+from encoder_schema import REFERENCE_CONFIGS  # noqa: E402  (the reference configurations, listed once)
+
+CONFIGS = {name: "%d/%d/%d/%d/%d" % (s.d_model, s.heads, s.d_ff, s.seq_len, s.layers)
+           for name, s in REFERENCE_CONFIGS.items()}
 STATISTIC = "median"
 
 # (section title, float binary, int8 binary, /proc/cpuinfo flags both need). The AVX-VNNI build

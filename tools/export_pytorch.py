@@ -68,8 +68,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # index = activation code in the blob
-DEFAULT_EPS = 1e-5
+import encoder_schema
+from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, FINAL_NORM_MEMBERS, LAYER_MEMBER, LAYER_MEMBERS,
+                            EncoderSpec)
+
 PRECISIONS = ("f32", "f16", "int8")  # index = precision code in the blob
 INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
 
@@ -78,66 +80,21 @@ class ExportError(Exception):
     """The model cannot be exported: an unsupported feature or inconsistent input."""
 
 
-@dataclass(frozen=True)
-class EncoderSpec:
-    """Dimensions and options of a staticformer encoder_config."""
-    d_model: int
-    heads: int
-    d_ff: int
-    seq_len: int
-    layers: int
-    norm_first: bool = False
-    activation: str = "relu"  # one of ACTIVATIONS
-    final_norm: bool = False
-    eps: float = DEFAULT_EPS
-
-
 @dataclass
 class EncoderWeights:
-    """float32 arrays shaped and ordered as staticformer::encoder_weights<cfg, f32>."""
+    """float32 arrays shaped and ordered as staticformer::encoder_weights<cfg, f32>
+    (encoder_schema: the members, their shapes and order)."""
     layers: List[Dict[str, np.ndarray]]          # per layer: C++ member -> array
     final_norm: Optional[Dict[str, np.ndarray]]  # {"gamma", "beta"} or None
 
     def members(self):
         """(C++ member path, torch key, array) in struct order."""
-        for i, layer in enumerate(self.layers):
-            for member, key in LAYER_MEMBERS:
-                yield f"layer[{i}].{member}", f"layers.{i}.{key}", layer[member]
-        if self.final_norm is not None:
-            for member, key in FINAL_NORM_MEMBERS:
-                yield f"final_norm.{member}", key, self.final_norm[member]
+        for i, m in encoder_schema.weight_members(len(self.layers), self.final_norm is not None):
+            arrays = self.final_norm if i is None else self.layers[i]
+            yield m.path(i), m.key(i), arrays[m.name]
 
     def parameter_count(self) -> int:
         return sum(a.size for _, _, a in self.members())
-
-
-# C++ member of layer_weights_f32 and the torch state_dict key it comes from (under
-# "layers.<i>."), in struct order. Matrices are stored w[in][out]: torch's weight transposed.
-LAYER_MEMBERS = (
-    ("qkv_w", "self_attn.in_proj_weight"),
-    ("qkv_b", "self_attn.in_proj_bias"),
-    ("out_w", "self_attn.out_proj.weight"),
-    ("out_b", "self_attn.out_proj.bias"),
-    ("ff1_w", "linear1.weight"),
-    ("ff1_b", "linear1.bias"),
-    ("ff2_w", "linear2.weight"),
-    ("ff2_b", "linear2.bias"),
-    ("norm1_gamma", "norm1.weight"),
-    ("norm1_beta", "norm1.bias"),
-    ("norm2_gamma", "norm2.weight"),
-    ("norm2_beta", "norm2.bias"),
-)
-FINAL_NORM_MEMBERS = (("gamma", "norm.weight"), ("beta", "norm.bias"))
-
-
-def layer_shapes(spec: EncoderSpec) -> Dict[str, tuple]:
-    """C++ shape of each layer member."""
-    d, f = spec.d_model, spec.d_ff
-    return {
-        "qkv_w": (d, 3 * d), "qkv_b": (3 * d,), "out_w": (d, d), "out_b": (d,),
-        "ff1_w": (d, f), "ff1_b": (f,), "ff2_w": (f, d), "ff2_b": (d,),
-        "norm1_gamma": (d,), "norm1_beta": (d,), "norm2_gamma": (d,), "norm2_beta": (d,),
-    }
 
 
 # ---- LayerNorm epsilon ------------------------------------------------------------------------
@@ -311,18 +268,12 @@ def extract_state_dict(state_dict: dict, spec: EncoderSpec, prefix: str = "") ->
     check_spec(spec)
     state = {k[len(prefix):]: v for k, v in state_dict.items() if k.startswith(prefix)}
     used = set()
-    shapes = layer_shapes(spec)
-    layers = []
-    for i in range(spec.layers):
-        layer = {}
-        for member, key in LAYER_MEMBERS:
-            layer[member] = _take(state, f"layers.{i}.{key}", shapes[member])
-            used.add(f"layers.{i}.{key}")
-        layers.append(layer)
-    final_norm = None
-    if spec.final_norm:
-        final_norm = {member: _take(state, key, (spec.d_model,)) for member, key in FINAL_NORM_MEMBERS}
-        used.update(key for _, key in FINAL_NORM_MEMBERS)
+    layers = [{} for _ in range(spec.layers)]
+    final_norm = {} if spec.final_norm else None
+    for i, m in encoder_schema.weight_members(spec.layers, spec.final_norm):
+        arrays = final_norm if i is None else layers[i]
+        arrays[m.name] = _take(state, m.key(i), m.shape(spec.d_model, spec.d_ff))
+        used.add(m.key(i))
     unused = sorted(set(state) - used)
     if unused:
         hints = {"norm.weight": " (a final norm: pass --final-norm)",
@@ -362,12 +313,13 @@ def load_state_dict(path) -> dict:
 
 def infer_dims(state_dict: dict, prefix: str = "") -> Tuple[int, int, int]:
     """(d_model, d_ff, layers) read from the tensor shapes of a state_dict."""
-    try:
-        d_model = state_dict[prefix + "layers.0.self_attn.in_proj_weight"].shape[1]
-        d_ff = state_dict[prefix + "layers.0.linear1.weight"].shape[0]
+    qkv, ff1 = LAYER_MEMBER["qkv_w"].key(0), LAYER_MEMBER["ff1_w"].key(0)
+    try:  # torch shapes [out][in]: qkv [3 d_model][d_model], ff1 [d_ff][d_model]
+        d_model = state_dict[prefix + qkv].shape[1]
+        d_ff = state_dict[prefix + ff1].shape[0]
     except (KeyError, IndexError, AttributeError):
         raise ExportError(f"no TransformerEncoder tensors under prefix '{prefix}' "
-                          "(expected e.g. layers.0.self_attn.in_proj_weight)") from None
+                          f"(expected e.g. {qkv})") from None
     pattern = re.compile(re.escape(prefix) + r"layers\.(\d+)\.")
     layers = 1 + max(int(m.group(1)) for m in map(pattern.match, state_dict) if m)
     return int(d_model), int(d_ff), layers
@@ -390,25 +342,20 @@ def check_name(name: str) -> None:
         raise ExportError(f"--name {name!r} is not a C++ identifier")
 
 
+def eps_tags(spec: EncoderSpec) -> List[str]:
+    """[the layer_norm_eps<M, E> option tag], or [] for the default epsilon."""
+    eps = eps_option(spec.eps)
+    return [] if eps is None else [f"staticformer::layer_norm_eps<{eps[0]}, {eps[1]}>"]
+
+
 def config_options(spec: EncoderSpec) -> List[str]:
     """The option tags of the encoder_config, defaults left out."""
-    options = []
-    if spec.norm_first:
-        options.append("staticformer::pre_norm")
-    if spec.activation != "relu":
-        options.append(f"staticformer::{spec.activation}")
-    if spec.final_norm:
-        options.append("staticformer::final_norm")
-    eps = eps_option(spec.eps)
-    if eps is not None:
-        options.append(f"staticformer::layer_norm_eps<{eps[0]}, {eps[1]}>")
-    return options
+    return encoder_schema.option_tags(spec) + eps_tags(spec)
 
 
 def config_type(spec: EncoderSpec) -> str:
     """e.g. 'staticformer::encoder_config<64, 4, 256, 32, 2, staticformer::pre_norm>'."""
-    args = [str(v) for v in (spec.d_model, spec.heads, spec.d_ff, spec.seq_len, spec.layers)]
-    return f"staticformer::encoder_config<{', '.join(args + config_options(spec))}>"
+    return encoder_schema.config_type(spec, eps_tags(spec))
 
 
 def config_using(name: str, spec: EncoderSpec) -> str:
@@ -499,16 +446,16 @@ def header_text(name: str, spec: EncoderSpec, weights: EncoderWeights, source: s
     ]
     for i in range(len(weights.layers)):
         out.append(f"        {{  // layer {i}")
-        for member, key in LAYER_MEMBERS:
-            out += _member_lines(member, f"layers.{i}.{key}", arrays[f"layer[{i}].{member}"], " " * 12)
+        for m in LAYER_MEMBERS:
+            out += _member_lines(m.name, m.key(i), arrays[m.path(i)], " " * 12)
         out.append("        },")
     out.append("    },")
     if weights.final_norm is None:
         out += ["    // final_norm: none (the encoder has no final LayerNorm)", "    {},"]
     else:
         out.append("    {  // final_norm")
-        for member, key in FINAL_NORM_MEMBERS:
-            out += _member_lines(member, key, arrays[f"final_norm.{member}"], " " * 8)
+        for m in FINAL_NORM_MEMBERS:
+            out += _member_lines(m.name, m.key(None), arrays[m.path(None)], " " * 8)
         out.append("    },")
     out.append("};")
     return "\n".join(out) + "\n"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Write the demo model: examples/demo/demo_model.hpp and examples/demo/demo_model.sfwb.
 
-A seeded random torch.nn.TransformerEncoder (d_model 64, 4 heads, d_ff 256, 2 layers,
-pre-norm, GELU, final LayerNorm) is saved with torch.save and exported for seq_len 32 by
+A seeded random torch.nn.TransformerEncoder in the tiny reference configuration
+(tools/encoder_schema.py: d_model 64, 4 heads, d_ff 256, 2 layers, pre-norm, GELU, final
+LayerNorm) is saved with torch.save and exported for its seq_len, 32, by
 tools/export_pytorch.py, as the C++ header `demo_model` (with `demo_model_config`) and as a
 weights blob. Run with the Python that has torch (1.13 or later):
 
@@ -21,17 +22,20 @@ from torch import nn
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
+from encoder_schema import REFERENCE_CONFIGS  # noqa: E402
 
 SEED = 2024
-SEQ_LEN = 32
+SPEC = REFERENCE_CONFIGS["tiny"]
 OUT = TOOLS.parent / "examples" / "demo"
 
 
 def build_encoder() -> nn.TransformerEncoder:
     torch.manual_seed(SEED)
-    layer = nn.TransformerEncoderLayer(64, 4, 256, dropout=0.0, activation="gelu",
-                                       batch_first=True, norm_first=True)
-    encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(64)).eval()
+    layer = nn.TransformerEncoderLayer(SPEC.d_model, SPEC.heads, SPEC.d_ff, dropout=0.0,
+                                       activation=SPEC.activation, layer_norm_eps=SPEC.eps,
+                                       batch_first=True, norm_first=SPEC.norm_first)
+    final = nn.LayerNorm(SPEC.d_model, eps=SPEC.eps) if SPEC.final_norm else None
+    encoder = nn.TransformerEncoder(layer, SPEC.layers, norm=final).eval()
     with torch.no_grad():  # TransformerEncoder deep-copies one layer: re-draw so layers differ
         for p in encoder.parameters():
             if p.dim() == 2:
@@ -44,7 +48,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         saved = Path(tmp) / "demo_model.pt"
         torch.save(build_encoder(), saved)
-        spec, weights = export_pytorch.extract_module(export_pytorch.load_module(saved), SEQ_LEN)
+        spec, weights = export_pytorch.extract_module(export_pytorch.load_module(saved), SPEC.seq_len)
     source = f"a seeded random encoder (tools/make_demo_model.py, seed {SEED})"
     print(export_pytorch.export(spec, weights, "demo_model", source,
                                 header=OUT / "demo_model.hpp", blob=OUT / "demo_model.sfwb"))

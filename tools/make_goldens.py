@@ -49,20 +49,13 @@ from torch import nn
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
+from encoder_schema import REFERENCE_CONFIGS, EncoderSpec  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Golden:
     name: str
-    d_model: int
-    heads: int
-    d_ff: int
-    seq_len: int
-    layers: int
-    norm_first: bool
-    activation: str
-    final_norm: bool
-    eps: float
+    spec: EncoderSpec
     valid_len: int
     seed: int
     export_from: str  # "module" or "state_dict": which exporter input path makes the blob
@@ -70,15 +63,15 @@ class Golden:
 
 
 GOLDENS = [Golden(*row) for row in (
-    # name                    D  H    F   S  L  pre    activation   final  eps   valid seed from          header
-    ("post_relu",            32, 4,  64,  8, 2, False, "relu",      False, 1e-5,  8,  1, "module",      True),
-    ("pre_gelu_final",       32, 4,  64,  8, 2, True,  "gelu",      True,  1e-5,  5,  2, "module",      False),
-    ("odd_post_gelu",        24, 3,  40,  7, 2, False, "gelu",      False, 1e-5,  4,  3, "state_dict",  True),
-    ("odd_pre_relu_final",   24, 3,  40,  7, 3, True,  "relu",      True,  1e-5,  7,  4, "state_dict",  False),
-    ("post_gelu_tanh_final", 20, 5,  36,  9, 2, False, "gelu_tanh", True,  1e-6,  6,  5, "module",      False),
-    ("tiny_pre_gelu",        64, 4, 256, 32, 2, True,  "gelu",      True,  1e-5, 20,  6, "module",      False),
-    ("single",                8, 1,  16,  1, 1, False, "relu",      False, 1e-5,  1,  7, "module",      False),
-    ("wide_post_relu_final", 48, 6,  96, 17, 2, False, "relu",      True,  1e-5, 13,  8, "module",      False),
+    # name                              D  H    F   S  L  pre    activation   final  eps   valid seed from         header
+    ("post_relu",            EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  1, "module",     True),
+    ("pre_gelu_final",       EncoderSpec(32, 4,  64,  8, 2, True,  "gelu",      True,  1e-5),  5,  2, "module",     False),
+    ("odd_post_gelu",        EncoderSpec(24, 3,  40,  7, 2, False, "gelu",      False, 1e-5),  4,  3, "state_dict", True),
+    ("odd_pre_relu_final",   EncoderSpec(24, 3,  40,  7, 3, True,  "relu",      True,  1e-5),  7,  4, "state_dict", False),
+    ("post_gelu_tanh_final", EncoderSpec(20, 5,  36,  9, 2, False, "gelu_tanh", True,  1e-6),  6,  5, "module",     False),
+    ("tiny_pre_gelu",        REFERENCE_CONFIGS["tiny"],                                      20,  6, "module",     False),
+    ("single",               EncoderSpec( 8, 1,  16,  1, 1, False, "relu",      False, 1e-5),  1,  7, "module",     False),
+    ("wide_post_relu_final", EncoderSpec(48, 6,  96, 17, 2, False, "relu",      True,  1e-5), 13,  8, "module",     False),
 )]
 
 # Configurations also exported with --precision f16 (one without and one with a final norm, so
@@ -94,19 +87,14 @@ TORCH_ACTIVATIONS = {
 }
 
 
-def spec_of(g: Golden) -> export_pytorch.EncoderSpec:
-    return export_pytorch.EncoderSpec(g.d_model, g.heads, g.d_ff, g.seq_len, g.layers,
-                                      g.norm_first, g.activation, g.final_norm, g.eps)
-
-
-def build_encoder(g: Golden) -> nn.TransformerEncoder:
+def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     """A seeded encoder whose layers differ and whose LayerNorms and biases are not 1/0."""
-    layer = nn.TransformerEncoderLayer(g.d_model, g.heads, g.d_ff, dropout=0.0,
-                                       activation=TORCH_ACTIVATIONS[g.activation],
-                                       layer_norm_eps=g.eps, batch_first=True,
-                                       norm_first=g.norm_first)
-    final = nn.LayerNorm(g.d_model, eps=g.eps) if g.final_norm else None
-    encoder = nn.TransformerEncoder(layer, g.layers, norm=final).eval()
+    layer = nn.TransformerEncoderLayer(s.d_model, s.heads, s.d_ff, dropout=0.0,
+                                       activation=TORCH_ACTIVATIONS[s.activation],
+                                       layer_norm_eps=s.eps, batch_first=True,
+                                       norm_first=s.norm_first)
+    final = nn.LayerNorm(s.d_model, eps=s.eps) if s.final_norm else None
+    encoder = nn.TransformerEncoder(layer, s.layers, norm=final).eval()
     gammas = {id(m.weight) for m in encoder.modules() if isinstance(m, nn.LayerNorm)}
     with torch.no_grad():
         for name, p in encoder.named_parameters():
@@ -134,14 +122,15 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int) -
 def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path, precision: str = "f32") -> None:
     """Runs the exporter's command line on the saved module or state_dict (int8: calibrated on
     OUT/<name>/calibration.bin)."""
+    s = g.spec
     stem = "model" if precision == "f32" else f"model_{precision}"
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--seq-len", str(g.seq_len),
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--seq-len", str(s.seq_len),
            "--name", g.name if precision == "f32" else f"{g.name}_{precision}",
            "--blob", str(out / f"{stem}.sfwb")]
     if precision != "f32":
         cmd += ["--precision", precision]
     if precision == "int8":
-        samples = np.fromfile(out / "calibration.bin", dtype="<f4").reshape(-1, g.seq_len, g.d_model)
+        samples = np.fromfile(out / "calibration.bin", dtype="<f4").reshape(-1, s.seq_len, s.d_model)
         np.save(tmp / "calibration.npy", samples)
         cmd += ["--calibration", str(tmp / "calibration.npy"), "--calibration-method", INT8_EXPORTS[g.name]]
     if g.header:
@@ -151,10 +140,10 @@ def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path,
         cmd += ["--module", str(tmp / "model.pt")]
     else:
         torch.save(encoder.state_dict(), tmp / "state_dict.pt")
-        cmd += ["--state-dict", str(tmp / "state_dict.pt"), "--d-model", str(g.d_model),
-                "--heads", str(g.heads), "--d-ff", str(g.d_ff), "--layers", str(g.layers),
-                "--activation", g.activation, "--eps", repr(g.eps)]
-        cmd += ["--norm-first"] * g.norm_first + ["--final-norm"] * g.final_norm
+        cmd += ["--state-dict", str(tmp / "state_dict.pt"), "--d-model", str(s.d_model),
+                "--heads", str(s.heads), "--d-ff", str(s.d_ff), "--layers", str(s.layers),
+                "--activation", s.activation, "--eps", repr(s.eps)]
+        cmd += ["--norm-first"] * s.norm_first + ["--final-norm"] * s.final_norm
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -173,7 +162,7 @@ def parity_configs_text() -> str:
         "",
         "namespace golden {",
     ]
-    lines += [export_pytorch.config_using(g.name, spec_of(g)) for g in GOLDENS]
+    lines += [export_pytorch.config_using(g.name, g.spec) for g in GOLDENS]
     lines += ["}  // namespace golden", "", "#define STATICFORMER_GOLDEN_CONFIGS(X) \\"]
     lines += [f"    X({g.name})" + (" \\" if i + 1 < len(GOLDENS) else "")
               for i, g in enumerate(GOLDENS)]
@@ -191,8 +180,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for g in GOLDENS:
             torch.manual_seed(g.seed)
-            encoder = build_encoder(g)
-            x = torch.randn(1, g.seq_len, g.d_model)
+            s = g.spec
+            encoder = build_encoder(s)
+            x = torch.randn(1, s.seq_len, s.d_model)
             y = run_torch(encoder, x, g.valid_len)
             out = args.out / g.name
             out.mkdir(exist_ok=True)
@@ -200,14 +190,14 @@ def main() -> int:
             if g.name in F16_EXPORTS:
                 export_blob(g, encoder, out, Path(tmp), "f16")
             calibration = np.random.default_rng(g.seed).standard_normal(
-                (max(16, -(-CALIBRATION_ROWS // g.seq_len)), g.seq_len, g.d_model), dtype=np.float32)
+                (max(16, -(-CALIBRATION_ROWS // s.seq_len)), s.seq_len, s.d_model), dtype=np.float32)
             (out / "calibration.bin").write_bytes(calibration.astype("<f4").tobytes())
             if g.name in INT8_EXPORTS:
                 export_blob(g, encoder, out, Path(tmp), "int8")
             write_f32(out / "input.bin", x)
             write_f32(out / "expected.bin", y)
             (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
-            print(f"{g.name:22s} {export_pytorch.describe(spec_of(g))}  valid_len {g.valid_len}  "
+            print(f"{g.name:22s} {export_pytorch.describe(s)}  valid_len {g.valid_len}  "
                   f"max|y| {float(y.abs().max()):.4f}")
     (args.out / "parity_configs.hpp").write_text(parity_configs_text())
     return 0

@@ -15,8 +15,8 @@
 // tools/footprint.py): namespace sf_fp { using config = ...; using precision = ...;
 // inline constexpr staticformer::encoder_weights<config, precision> weights = {...}; }
 // so the weights are constant-initialised into .rodata, as tools/export_pytorch.py's headers are.
-// A header may also define SF_FP_BACKEND and SF_FP_BACKEND_NAME (a backend other than the
-// default, e.g. the Cortex-M port's int8 kernels) after including what declares it.
+// A header may also define SF_FP_BACKEND and SF_FP_BACKEND_NAME: a backend other than the
+// measured default (simd where it exists, else reference), e.g. sf::cortex_m_dsp.
 #include SF_FP_WEIGHTS_HEADER
 
 #include <cstdint>
@@ -31,17 +31,12 @@ namespace sf = staticformer;
 namespace sf_fp {
 #if defined(SF_FP_BACKEND)
 using backend = SF_FP_BACKEND;
-// sf::encoder takes the library's backends only; a port's is called through sf::forward. The
-// class serves for the types and sizes, which do not depend on the backend.
-using encoder_type = sf::encoder<config, precision, sf::reference>;
+#elif defined(SF_FP_FORCE_REFERENCE) || !STATICFORMER_HAS_SIMD
+using backend = sf::reference;  // (on Cortex-M the reference rows; cortex_m_dsp is its own row)
 #else
-#if defined(SF_FP_FORCE_REFERENCE)
-using backend = sf::reference;
-#else
-using backend = sf::default_backend;
+using backend = sf::simd;
 #endif
 using encoder_type = sf::encoder<config, precision, backend>;
-#endif
 // float for f32 and f16, std::int8_t for int8.
 using value_type = encoder_type::value_type;
 constexpr std::size_t io_values = encoder_type::io_values;

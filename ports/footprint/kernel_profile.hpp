@@ -143,8 +143,8 @@ value_type* const x = sf_fp_x;
 value_type* const y = sf_fp_y;
 auto& workspace = sf_fp_workspace;
 
-// The plain run is sf_fp_run() itself: sf::forward with the measured backend (on Cortex-M the
-// default is sf::reference; int8 may run the port's kernels).
+// The plain run is sf_fp_run() itself: sf::forward with the measured backend (on Cortex-M
+// sf::reference, or for int8 sf::cortex_m_dsp).
 template <class W, class Ws>
 int run_split(const W& w, Ws& ws, int n) {  // f32, f16
     static_assert(sizeof(W) == 0 || std::is_same<sf_fp::backend, sf::reference>::value,
