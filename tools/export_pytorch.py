@@ -5,7 +5,7 @@ Turns a torch.nn.TransformerEncoder (batch_first=True) into
   * a C++ header that defines  NAME_config  (a staticformer::encoder_config) and  NAME
     (an inline constexpr staticformer::encoder_weights<NAME_config, staticformer::f32>, at a
     64-byte boundary: staticformer::weights_alignment), and/or
-  * a weights blob (.sfwb) in the format described in include/staticformer/weights.hpp.
+  * a weights blob (.sfwb) in the format described in include/staticformer/blob.hpp.
 
 From a whole module saved with torch.save(encoder, "model.pt"), which carries its own options:
 
@@ -39,8 +39,8 @@ chosen on calibration inputs you supply (a float32 .npy of shape [count, seq_len
         --header my_model_int8.hpp --blob my_model_int8.sfwb
 
 The quantisation is the library's own C++ (include/staticformer/quant/): this script writes the
-f32 weights as a header, compiles a small program around quant::tool_main() with the C++
-compiler ($CXX, default c++) and runs it; it prints the per-layer report (scales, zero points,
+f32 weights as a header, compiles a small program around quant::tool_main() (tools/quantize_tool.hpp)
+with the C++ compiler ($CXX, default c++) and runs it; it prints the per-layer report (scales, zero points,
 clipped share of each tensor) and the int8 output's SQNR against f32 on the calibration inputs.
 
 Anything staticformer does not compute (bias-less projections, separate key/value dimensions,
@@ -73,7 +73,8 @@ from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, FINAL_NORM_MEMBERS, LAYER_
                             EncoderSpec)
 
 PRECISIONS = ("f32", "f16", "int8")  # index = precision code in the blob
-INCLUDE_DIR = Path(__file__).resolve().parent.parent / "include"
+TOOLS_DIR = Path(__file__).resolve().parent  # quantize_tool.hpp, the int8 quantiser program
+INCLUDE_DIR = TOOLS_DIR.parent / "include"
 
 
 class ExportError(Exception):
@@ -472,7 +473,7 @@ def write_header(path, name: str, spec: EncoderSpec, weights: EncoderWeights, so
 # ---- blob -----------------------------------------------------------------------------------
 
 BLOB_MAGIC = b"SFWB"
-BLOB_VERSION = 2  # weights.hpp blob::version (2: the int8 payload in 64-byte units)
+BLOB_VERSION = 2  # blob.hpp blob::version (2: the int8 payload in 64-byte units)
 BLOB_HEADER_BYTES = 64
 BYTE_ORDER_MARK = 0x01020304
 # Header bytes [0, 60): magic, version, header size, byte-order mark, d_model, heads, d_ff,
@@ -561,11 +562,11 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
         write_header(t / "model_f32.hpp", name, spec, weights, source, "f32")
         samples.tofile(t / "calibration.bin")
         (t / "quantise.cpp").write_text(
-            '#include "model_f32.hpp"\n#include <staticformer/quant/tool.hpp>\n'
+            '#include "model_f32.hpp"\n#include "quantize_tool.hpp"\n'
             f"int main(int argc, char** argv) {{ return staticformer::quant::tool_main<{name}_config>({name}, argc, argv); }}\n")
         cxx = shlex.split(os.environ.get("CXX", "c++"))
-        build = cxx + ["-std=c++17", "-O2", "-ffp-contract=off", f"-I{INCLUDE_DIR}", str(t / "quantise.cpp"),
-                       "-o", str(t / "quantise")]
+        build = cxx + ["-std=c++17", "-O2", "-ffp-contract=off", f"-I{INCLUDE_DIR}", f"-I{TOOLS_DIR}",
+                       str(t / "quantise.cpp"), "-o", str(t / "quantise")]
         if subprocess.run(build).returncode != 0:
             raise ExportError("compiling the quantiser failed (is a C++17 compiler installed? set CXX)")
         run = [str(t / "quantise"), "--calibration", str(t / "calibration.bin"), "--valid-len", str(rows),

@@ -10,6 +10,8 @@ import sys
 import encoder_schema
 from footprint_build import PORT, run
 
+TOOLS = os.path.dirname(os.path.abspath(__file__))  # quantize_tool.hpp, the exporter's quantiser program
+
 
 def f32_literal(v):
     if v == 0.0:
@@ -86,9 +88,10 @@ def quantised_header(cfg_name, spec, gen_dir, include_dir):
     stamp_path = exe + ".stamp"
     cmd = ["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-DSF_FP_BARE_METAL=0",
            "-DSF_FP_F32_HEADER=\"weights_%s_f32.hpp\"" % cfg_name, "-I", include_dir, "-I", gen_dir, "-I", PORT,
-           os.path.join(PORT, "quantize_weights.cpp"), "-o", exe]
+           "-I", TOOLS, os.path.join(PORT, "quantize_weights.cpp"), "-o", exe]
     h = hashlib.sha256(" ".join(cmd + [config_type(spec)]).encode())
-    inputs = [f32_header, os.path.join(PORT, "quantize_weights.cpp"), os.path.join(PORT, "platform.hpp")]
+    inputs = [f32_header, os.path.join(PORT, "quantize_weights.cpp"), os.path.join(PORT, "platform.hpp"),
+              os.path.join(TOOLS, "quantize_tool.hpp")]
     for dp, _, fs in sorted(os.walk(include_dir)):
         inputs.extend(os.path.join(dp, f) for f in sorted(fs))
     for path in inputs:

@@ -18,8 +18,8 @@
 // STATICFORMER_HAS_SIMD: 1 where the simd backend exists and is bit-exact: xsimd is available,
 // the target has a hardware FMA and its vector unit follows IEEE 754 like its scalar unit:
 // x86-64 with FMA3 or AVX-512, and AArch64. Not ARMv7: its NEON unit flushes subnormals to
-// zero while VFP keeps them (measured: gelu of a tiny negative input gives -1.1754890e-38 in
-// the reference and -0 in NEON), so there the reference backend is the only one.
+// zero while VFP keeps them (an example: bench/PERF_NOTES.md), so there the reference backend
+// is the only one.
 // Define STATICFORMER_NO_SIMD to force the reference backend everywhere.
 #ifndef STATICFORMER_HAS_SIMD
 #if !defined(STATICFORMER_NO_SIMD) && defined(__has_include)
@@ -220,7 +220,7 @@ struct is_encoder_config<encoder_config<D, H, F, S, L, O...>> : std::true_type {
 // Rows per tile of an encoder of configuration Cfg on Backend: the configuration's tile_rows<N>
 // if it names one; else 4 for the reference backend, and for the simd backend up to
 // simd_tile_rows rows, so that every weight matrix streamed from memory serves that many rows
-// (measured in bench/RESULTS.md; it costs tile x d_ff floats of workspace).
+// (bench/RESULTS.md, "Tile: RAM against speed"; it costs tile x d_ff floats of workspace).
 constexpr int simd_tile_rows = 128;
 template <class Cfg, class Backend>
 constexpr int tile_for = Cfg::tile_chosen || !std::is_same<Backend, simd>::value ? Cfg::tile

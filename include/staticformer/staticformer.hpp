@@ -1,6 +1,7 @@
 // staticformer: umbrella header. A compile-time, allocation-free Transformer encoder.
 #pragma once
 
+#include "blob.hpp"
 #include "config.hpp"
 #include "encoder.hpp"
 #include "math/fp16.hpp"

@@ -25,10 +25,8 @@ struct quantization {
 
 // Layout: every weight matrix starts a multiple of 64 bytes after the start of the encoder's
 // weights, so weights placed on a 64-byte boundary (weights_alignment) put every matrix there:
-// the kernels' 64-byte weight loads then never straddle two cache lines. (Before, ff1's weights
-// lay 56 bytes past a line: the AVX-512 VNNI linear kernel on 128 rows took mini ff1 189 -> 161
-// us, wide ff1 380 -> 353 us, the whole int8 encoder mini 2.78 -> 2.67 ms, wide 10.06 -> 9.55
-// ms; AVX2 mini ff1 683 -> 629 us.) Each linear_int8 and layer_norm_int8 is a whole number
+// the kernels' 64-byte weight loads then never straddle two cache lines (bench/PERF_NOTES.md:
+// what straddling cost). Each linear_int8 and layer_norm_int8 is a whole number
 // of 64-byte units (their trailing multiplier / gamma arrays are lengthened with zeros), a
 // layer's small parameters share one 64-byte unit at its end, and the layers come first. The
 // types still ask only for their elements' alignment (8 bytes), as the float weights do.

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <staticformer/quant/tool.hpp>
+#include "quantize_tool.hpp"  // tools/: the exporter's quantiser program, for its header writer
 
 #include "platform.hpp"
 

@@ -16,9 +16,9 @@ inline T activate_batch(const T& x) noexcept {
     else return math::gelu_tanh<Ops>(x);
 }
 
-// Four batches at a time through the formula together (batches<4>, ops.hpp): GELU kernel on
-// 8192 elements, fastest of 15 batches of 400 calls: AVX2 6.43 -> 4.64 us, AVX-512 4.85 -> 4.00
-// us (two at a time: 5.41 and 4.20; eight: 5.75 and 3.94).
+// Four batches at a time through the formula together (batches<4>, ops.hpp), so that four
+// chains keep the FMA pipes busy: the best of 1, 2, 4 and 8 on AVX2, and nearly as good as 8 on
+// AVX-512 (bench/PERF_NOTES.md).
 constexpr int activation_batches = 4;
 
 template <activation_kind Act>

@@ -131,8 +131,8 @@ inline void transpose_8x8(const float* src, std::ptrdiff_t SStride, float* dst, 
 #endif
 
 // Keys into the transposed keys buffer, as reference::store_keys (a copy: any order gives the
-// same bits). x86: 8 x 8 blocks transposed in registers. Tiny (32 rows of 64 keys), AVX2:
-// 555 -> 79 ns a call.
+// same bits). x86: 8 x 8 blocks transposed in registers, instead of the reference's scattered
+// scalar stores (bench/PERF_NOTES.md).
 template <int D, int S>
 inline void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
     int r = 0;

@@ -42,15 +42,10 @@ constexpr int linear_wide_rows = 4, linear_wide_vecs = 3;
 // L1 set, so the panel cannot stay in L1 however small it is. So, for calls of at least
 // linear_pack_min_rows rows, each chunk of linear_panel_rows weight rows of the block is copied
 // (widened to float) into a contiguous stack buffer of linear_panel_bytes (16 KiB) by the first
-// row tile as it reads them, and every other row tile reads the copy. Kernel rows of `make
-// bench` (AVX2 build, 128 rows, in place -> packed): mini ff1 92.9 -> 105 GFLOP/s, mini ff2 100
-// -> 104, wide ff1 98.2 -> 96.6, wide ff2 75.3 -> 100. Whole encoder (bench_avx2
-// encoder/{mini,wide}/f32/simd/1, old and new binaries alternated 4 times, medians): mini 13.3
-// -> 11.3 ms, wide 42.0 -> 39.3 ms. Chunks of 128 and 256 rows did about equally, 64 worse. On
-// fewer rows the copy costs more than it saves (mini ff1 on 12 rows: 57 -> 41 GFLOP/s, on 24:
-// even; with the copy made by the first tile, on 6 rows 82 -> 69% of peak). AVX-512 tiles'
-// 3-batch blocks (192 bytes of each row) lose with packing (chunks of 128 rows: mini 9.0 ->
-// 10.4 ms, small 1.2 -> 1.5 ms), so they read the weights in place; AArch64 is not measured.
+// row tile as it reads them, and every other row tile reads the copy. On fewer rows the copy
+// costs more than it saves. AVX-512 tiles' 3-batch blocks (192 bytes of each row) lose with
+// packing, so they read the weights in place, and so does AArch64 (not benchmarked packed).
+// Timings and chunk sizes tried: bench/PERF_NOTES.md.
 #if defined(__AVX512F__) || defined(__aarch64__)
 constexpr bool linear_packs_panels = false;
 #else
@@ -62,9 +57,9 @@ constexpr int linear_panel_rows = 256;
 // for a tall tile's 2 batches) spread over enough of the L1's sets: rows k lines apart fall in
 // 64 / gcd(k, 64) of its 64 sets (32 KiB 8-way, as here, or 48 KiB 12-way), at most 8 rows a set.
 // Tiny's query / key / value rows, 768 bytes apart, take 16 sets, and its 64 rows stay there:
-// read in place (one call repeated, AVX2: qkv 88 -> 97% of peak, out 91 -> 97%); ff1's, 1 KiB
-// apart, only 4: packed. Every larger configuration packs, and so do f16 weights (their copy is
-// widened once for all the block's tiles; tiny f16 either way: 81.8 us).
+// read in place; ff1's, 1 KiB apart, only 4: packed. Every larger configuration packs, and so do
+// f16 weights (their copy is widened once for all the block's tiles). Timings:
+// bench/PERF_NOTES.md.
 template <int In, int WStride, class W>
 constexpr bool linear_block_stays_in_l1() {
     if (!std::is_same<W, float>::value || WStride % 16 != 0) return false;
@@ -144,7 +139,7 @@ inline index first_tile_rows(index r0, index rows) noexcept {
 
 // Rows [r0, rows) of one column block in as few tiles of at most Rows rows as will do, of
 // near-equal heights: 32 rows in tiles of 6 as 6, 6, 5, 5, 5, 5 rather than 6 x 5 + 2, whose
-// 2-row tile has too few chains to hide the fma latency (AVX2, tiny: ff2 10.35 -> 10.2 us).
+// 2-row tile has too few chains to hide the fma latency (bench/PERF_NOTES.md).
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
 inline void linear_row_tiles(const float* x, index r0, index rows, const W* w, const B* b, float* y) noexcept {
     for (index r = r0, height; r < rows; r += height) {
@@ -170,8 +165,8 @@ inline void linear_column_block(const float* x, index rows, const W* w, const W*
 // other row tile runs its chains' next Len fmas on the copy: from the bias b in the first chunk,
 // from y in the later ones (Resume). Before that, the first next_rows rows of the weights needed
 // after these (`next`, rows WStride apart) are prefetched into L2, so that they arrive while the
-// tiles run. (A copy loop before the tiles instead, AVX2, 10 runs alternated: tiny ff1 10.17 ->
-// 9.60 us, ff2 10.12 -> 9.44 us; mini ff1 on 128 rows 634 -> 601 us, wide ff1 1425 -> 1382 us.)
+// tiles run. The first tile copies as it computes, instead of a copy loop before the tiles: the
+// copy then adds no pass of its own (bench/PERF_NOTES.md).
 template <bool Resume, int Len, int In, int Out, int WStride, int Rows, int Vecs, class W>
 inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* b, float* y, float* panel,
                                const W* next, index next_rows) noexcept {

@@ -50,9 +50,8 @@ struct batch_ops {
     static batch div(const batch& a, const batch& b) noexcept { return simd::div(a, b); }
     // a > b ? a : b and a < b ? a : b. On x86 that is what MAXPS / MINPS compute, NaNs and
     // signed zeros included (the second operand whenever the comparison fails): one instruction
-    // instead of a compare and a blend (GELU kernel on 8192 elements, min of 15 batches: AVX-512
-    // 4.79 -> 4.67 us, its loop 47 -> 45 instructions; AVX2 6.59 -> 5.94 us). NEON's FMAX / FMIN
-    // differ for NaNs and zeros, so other targets select.
+    // instead of a compare and a blend, which shortens the GELU loop (bench/PERF_NOTES.md).
+    // NEON's FMAX / FMIN differ for NaNs and zeros, so other targets select.
     static batch max(const batch& a, const batch& b) noexcept {
 #if defined(__AVX512F__)
         return _mm512_maskz_max_ps(0xffff, a, b);  // all-ones masked form: GCC 12 bug 105593 (int8_ops.hpp)

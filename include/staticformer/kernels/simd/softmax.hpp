@@ -14,9 +14,9 @@ namespace kernels {
 namespace simd {
 
 // lane[k] = max(lane[k + half], lane[k]) for half = width / 2, ..., 1; lane 0. On x86 in
-// registers (MAXPS(a, b) is a > b ? a : b, scalar_ops::max), elsewhere through memory. (Through
-// memory, one vector store and scalar loads, it cost the AVX-512 softmax kernel 25% on tiny,
-// 14% on small, 10% on mini; AVX2 1-3%.)
+// registers (MAXPS(a, b) is a > b ? a : b, scalar_ops::max), elsewhere through memory: a row is
+// short, and a vector store with scalar loads weighs on the softmax kernel, most with AVX-512
+// (bench/PERF_NOTES.md).
 inline float fold_max(const batch& v) noexcept {
 #if defined(__AVX__)
 #if defined(__AVX512F__)
@@ -52,10 +52,9 @@ inline float row_max(const float* s, int n) noexcept {
 }
 
 // Exponentials are taken softmax_exp_batches batches at a time (batches<N>, ops.hpp): whole
-// blocks of the canonical lanes, so the sums still take them block by block. Softmax kernel,
-// fastest of 6 runs: AVX2 (4 batches) small 9.45 -> 8.81 us, mini 34.0 -> 31.1 us; AVX-512 (2)
-// even (tiny 2.53 -> 2.51, mini 26.5 -> 26.3 us), where the whole softmax_rows inlined
-// (STATICFORMER_FLATTEN there rather than on exp_sum) was 4-6% slower.
+// blocks of the canonical lanes, so the sums still take them block by block. It pays on AVX2 and
+// breaks even on AVX-512; STATICFORMER_FLATTEN goes on exp_sum, not on the whole softmax_rows,
+// which lost when inlined entirely (bench/PERF_NOTES.md).
 constexpr int softmax_exp_batches = 2 * batches_per_block;
 static_assert(softmax_exp_batches % batches_per_block == 0, "groups of whole blocks");
 

@@ -1,7 +1,9 @@
-// staticformer: the int8 export tool's C++ half (host side). tools/export_pytorch.py
+// staticformer: the int8 export tool's C++ half (host side; a program's main, not part of the
+// library, hence here in tools/ rather than in include/). tools/export_pytorch.py
 // --precision int8 writes the f32 weights as a header, compiles a three-line program around
-// tool_main<cfg>() and runs it: calibration, quantisation and the int8 header and blob are all
-// this library's own code (quantize.hpp), so the scheme exists once.
+// tool_main<cfg>() (with -I include and -I tools) and runs it: calibration, quantisation and the
+// int8 header and blob are all this library's own code (quant/quantize.hpp), so the scheme
+// exists once. ports/footprint/quantize_weights.cpp uses its header writer too.
 //
 //   tool_main<cfg>(w, argc, argv) with arguments
 //     --calibration FILE  float32 samples, [count][seq_len][d_model] (rows past --valid-len are ignored)
@@ -19,8 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "convert.hpp"
-#include "quantize.hpp"
+#include <staticformer/blob.hpp>
+#include <staticformer/quant/convert.hpp>
+#include <staticformer/quant/quantize.hpp>
 
 namespace staticformer {
 namespace quant {
