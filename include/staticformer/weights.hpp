@@ -58,6 +58,23 @@ struct layer_weights {
     T norm1_beta[D];
     T norm2_gamma[D];
     T norm2_beta[D];
+    // The members in declaration order, the one C++ list of them (tools/encoder_schema.py is
+    // Python's): f(element count, the member's first element in each of the layers l...).
+    template <class Fn, class... Layers>
+    static void for_each_member(Fn&& f, Layers&... l) {
+        f(std::size_t(D) * 3 * D, &l.qkv_w[0][0]...);
+        f(std::size_t(3) * D, l.qkv_b...);
+        f(std::size_t(D) * D, &l.out_w[0][0]...);
+        f(std::size_t(D), l.out_b...);
+        f(std::size_t(D) * F, &l.ff1_w[0][0]...);
+        f(std::size_t(F), l.ff1_b...);
+        f(std::size_t(F) * D, &l.ff2_w[0][0]...);
+        f(std::size_t(D), l.ff2_b...);
+        f(std::size_t(D), l.norm1_gamma...);
+        f(std::size_t(D), l.norm1_beta...);
+        f(std::size_t(D), l.norm2_gamma...);
+        f(std::size_t(D), l.norm2_beta...);
+    }
     // Parameters of one layer.
     static constexpr std::size_t parameter_count =
         std::size_t(D) * 3 * D + 3 * D + std::size_t(D) * D + D + std::size_t(D) * F + F + std::size_t(F) * D + D + 4 * D;
@@ -114,23 +131,10 @@ inline void convert_array(const In* in, Out* out, std::size_t n) noexcept {
 // exactly what the f32 encoder computes on their f16 -> f32 conversion.
 template <class Cfg, class PIn, class POut>
 inline void convert_weights(const encoder_weights<Cfg, PIn>& in, encoder_weights<Cfg, POut>& out) noexcept {
-    constexpr std::size_t D = Cfg::d_model, F = Cfg::d_ff;
-    for (int l = 0; l < Cfg::layers; ++l) {
-        const auto& a = in.layer[l];
-        auto& b = out.layer[l];
-        detail::convert_array(&a.qkv_w[0][0], &b.qkv_w[0][0], D * 3 * D);
-        detail::convert_array(a.qkv_b, b.qkv_b, 3 * D);
-        detail::convert_array(&a.out_w[0][0], &b.out_w[0][0], D * D);
-        detail::convert_array(a.out_b, b.out_b, D);
-        detail::convert_array(&a.ff1_w[0][0], &b.ff1_w[0][0], D * F);
-        detail::convert_array(a.ff1_b, b.ff1_b, F);
-        detail::convert_array(&a.ff2_w[0][0], &b.ff2_w[0][0], F * D);
-        detail::convert_array(a.ff2_b, b.ff2_b, D);
-        detail::convert_array(a.norm1_gamma, b.norm1_gamma, D);
-        detail::convert_array(a.norm1_beta, b.norm1_beta, D);
-        detail::convert_array(a.norm2_gamma, b.norm2_gamma, D);
-        detail::convert_array(a.norm2_beta, b.norm2_beta, D);
-    }
+    constexpr std::size_t D = Cfg::d_model;
+    const auto convert = [](std::size_t n, const auto* a, auto* b) { detail::convert_array(a, b, n); };
+    for (int l = 0; l < Cfg::layers; ++l)
+        layer_weights<Cfg, weight_element_t<PIn>>::for_each_member(convert, in.layer[l], out.layer[l]);
     if constexpr (Cfg::has_final_norm) {
         detail::convert_array(in.final_norm.gamma, out.final_norm.gamma, D);
         detail::convert_array(in.final_norm.beta, out.final_norm.beta, D);
