@@ -30,6 +30,33 @@ struct unmasked {
     static mask tail(int) noexcept { return 0; }
 };
 
+// f(k) for k < N: a step run on N vectors at a time, each statement on all N before the next,
+// so that N independent dependency chains advance side by side instead of one after another.
+template <int N, class F>
+inline void each_vector(F f) noexcept {
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) f(k);
+}
+
+// The element-wise kernels (add, LayerNorm, softmax, attention context) run on `lanes`: 32-bit
+// integer lanes of one instruction set (lanes16 AVX-512, lanes8 AVX2, lanes4 NEON), each a
+// struct of the same static building blocks: lanes, masked, vec, mask, full(), tail(n),
+// set1, add, sub, mullo, max, min, and_, srli<n>, srai<n>, sllv, srlv, load_i8 / i16 / i32
+// (widened to 32 bits; masked sets load the lanes in the mask and zero the others),
+// store_i8 (saturated) / i16 (values within int16) / i32, hsum, hmax, round_shift.
+// each_block runs step(i, mask) on [0, n) a vector at a time; a masked set takes the last,
+// partial vector too, an unmasked one stops before it. Returns where it stopped.
+template <class V, class Step>
+inline int each_block(int n, Step step) noexcept {
+    int i = 0;
+    for (; i + V::lanes <= n; i += V::lanes) step(i, V::full());
+    if constexpr (V::masked) {
+        if (i < n) step(i, V::tail(n - i));
+        return n;
+    }
+    return i;
+}
+
 // Instruction sets that multiply signed by signed bytes: no row sums.
 struct signed_products {
     static constexpr bool row_sum = false;

@@ -41,6 +41,108 @@ inline void store4_int8(std::int8_t* y, int32x4_t v) noexcept {
 }
 
 
+// rescale(acc, 1, shift) for 4 lanes: SRSHL by -shift, (acc + 2^(shift-1)) >> shift with the
+// rounding added in full precision (never overflowing), shifts up to 62 included (the shift
+// operand's low byte), never clamped (|acc| < 2^31).
+struct round_shift4_params {
+    int32x4_t neg_shift;
+    explicit round_shift4_params(std::int32_t shift) noexcept : neg_shift(vdupq_n_s32(-shift)) {}
+};
+
+// 4 lanes of int32 for the element-wise kernels (isa/common.hpp, each_block): whole vectors
+// only; a partial one goes to the reference's element formula.
+struct lanes4 : unmasked {
+    static constexpr int lanes = 4;
+    using vec = int32x4_t;
+    using shift_params = round_shift4_params;
+    static vec set1(std::int32_t v) noexcept { return vdupq_n_s32(v); }
+    static vec add(vec a, vec b) noexcept { return vaddq_s32(a, b); }
+    static vec sub(vec a, vec b) noexcept { return vsubq_s32(a, b); }
+    static vec mullo(vec a, vec b) noexcept { return vmulq_s32(a, b); }
+    static vec max(vec a, vec b) noexcept { return vmaxq_s32(a, b); }
+    static vec min(vec a, vec b) noexcept { return vminq_s32(a, b); }
+    static vec load_i8(const std::int8_t* p, mask) noexcept {
+        const int8x8_t b = vreinterpret_s8_s32(vdup_n_s32(load4(p)));
+        return vmovl_s16(vget_low_s16(vmovl_s8(b)));
+    }
+    static vec load_i16(const std::int16_t* p, mask) noexcept { return vmovl_s16(vld1_s16(p)); }
+    static vec load_i32(const std::int32_t* p, mask) noexcept { return vld1q_s32(p); }
+    static void store_i8(std::int8_t* p, vec v, mask) noexcept { store4_int8(p, v); }
+    static void store_i16(std::int16_t* p, vec v, mask) noexcept { vst1_s16(p, vqmovn_s32(v)); }
+    static void store_i32(std::int32_t* p, vec v, mask) noexcept { vst1q_s32(p, v); }
+    static std::int32_t hsum(vec v) noexcept { return vaddvq_s32(v); }
+    static std::int32_t hmax(vec v) noexcept { return vmaxvq_s32(v); }
+    static vec round_shift(vec acc, const shift_params& k) noexcept { return vrshlq_s32(acc, k.neg_shift); }
+    // Attention context (simd/attention_int8.hpp): 16-bit pairs (a value of key j, one of key
+    // j + 1) times a probability pair, added pairwise into 32-bit lanes (SMULL, ADDP).
+    static vec load_pair_rows(const std::int8_t* r0, const std::int8_t* r1, mask) noexcept {
+        const int8x8_t a = vreinterpret_s8_s32(vdup_n_s32(load4(r0))), b = vreinterpret_s8_s32(vdup_n_s32(load4(r1)));
+        return vreinterpretq_s32_s16(vmovl_s8(vzip1_s8(a, b)));
+    }
+    static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept {
+        const int16x8_t x = vreinterpretq_s16_s32(pairs), p = vreinterpretq_s16_s32(pp);
+        return vaddq_s32(acc, vpaddq_s32(vmull_s16(vget_low_s16(x), vget_low_s16(p)), vmull_high_s16(x, p)));
+    }
+    using rescale_params = rescale4_params;
+    static vec rescale(vec acc, vec m, const rescale_params& k) noexcept { return rescale4(acc, m, k); }
+};
+
+// ---- attention scores step on transposed keys --------------------------------------------
+
+// 16 keys per block in four vectors of 4.
+struct scores_neon_common : unmasked {
+    static constexpr int keys = 16;
+    static constexpr bool row_sum = false;
+    struct acc {
+        int32x4_t a[4];  // a[u]: keys 4 u .. 4 u + 3
+    };
+    static acc start(std::int32_t) noexcept { return {{vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)}}; }
+    static void store(std::int32_t* out, const acc& s, int) noexcept {
+        for (int u = 0; u < 4; ++u) vst1q_s32(out + 4 * u, s.a[u]);
+    }
+};
+
+#if defined(__ARM_FEATURE_DOTPROD)
+// Four key rows per step, zipped so that each 32-bit lane holds one key's four values, SDOT
+// with the query's four bytes.
+struct scores_sdot : scores_neon_common {
+    static constexpr int rows = 4;
+    template <int HeadDim>
+    static std::int32_t query(const std::int8_t* q, int d) noexcept {
+        return d + 4 <= HeadDim ? load4(q + d) : load_partial4(q + d, HeadDim - d);
+    }
+    static acc step(acc s, const std::int8_t* k, int stride, int left, std::int32_t q4, mask) noexcept {
+        int8x16_t r[4];
+        for (int i = 0; i < 4; ++i) r[i] = i < left ? vld1q_s8(k + i * stride) : vdupq_n_s8(0);
+        const int16x8_t a = vreinterpretq_s16_s8(vzip1q_s8(r[0], r[1])), b = vreinterpretq_s16_s8(vzip2q_s8(r[0], r[1]));
+        const int16x8_t c = vreinterpretq_s16_s8(vzip1q_s8(r[2], r[3])), e = vreinterpretq_s16_s8(vzip2q_s8(r[2], r[3]));
+        const int8x16_t qb = vreinterpretq_s8_s32(vdupq_n_s32(q4));
+        s.a[0] = vdotq_s32(s.a[0], vreinterpretq_s8_s16(vzip1q_s16(a, c)), qb);
+        s.a[1] = vdotq_s32(s.a[1], vreinterpretq_s8_s16(vzip2q_s16(a, c)), qb);
+        s.a[2] = vdotq_s32(s.a[2], vreinterpretq_s8_s16(vzip1q_s16(b, e)), qb);
+        s.a[3] = vdotq_s32(s.a[3], vreinterpretq_s8_s16(vzip2q_s16(b, e)), qb);
+        return s;
+    }
+};
+#endif
+
+// One key row per step, widened to int16 and multiplied by q[d] (SMLAL).
+struct scores_neon : scores_neon_common {
+    static constexpr int rows = 1;
+    template <int>
+    static std::int32_t query(const std::int8_t* q, int d) noexcept { return q[d]; }
+    static acc step(acc s, const std::int8_t* k, int, int, std::int32_t qd, mask) noexcept {
+        const int8x16_t r = vld1q_s8(k);
+        const int16x8_t lo = vmovl_s8(vget_low_s8(r)), hi = vmovl_high_s8(r);
+        const std::int16_t q = std::int16_t(qd);
+        s.a[0] = vmlal_n_s16(s.a[0], vget_low_s16(lo), q);
+        s.a[1] = vmlal_high_n_s16(s.a[1], lo, q);
+        s.a[2] = vmlal_n_s16(s.a[2], vget_low_s16(hi), q);
+        s.a[3] = vmlal_high_n_s16(s.a[3], hi, q);
+        return s;
+    }
+};
+
 // ---- linear layer step ------------------------------------------------------------------
 
 #if defined(__ARM_FEATURE_DOTPROD)

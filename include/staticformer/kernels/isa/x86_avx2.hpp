@@ -121,13 +121,166 @@ inline std::int32_t hsum8(__m256i v) noexcept {
     return _mm_cvtsi128_si32(m);
 }
 
-
 inline std::int32_t hmax8(__m256i v) noexcept {
     __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
     m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
     return _mm_cvtsi128_si32(m);
 }
+
+// The softmax's u = rescale(d, m, shift) of N vectors, in place, for d = max - s[j] >= 0 and
+// m >= 0, as for 16 lanes (x86_avx512.hpp): a logical shift, and quotients above 2^20
+// (exponential 0) made all ones by OR-ing in the comparison's mask, where rescale8 emulates the
+// arithmetic shift and clamps.
+template <int N>
+inline void capped_quotients(__m256i (&d)[N], __m256i m, const rescale8_params& p) noexcept {
+    const __m256i cap = _mm256_set1_epi64x(std::int64_t(1) << 20);
+    const auto quotient = [&](__m256i lanes) {
+        const __m256i q = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(lanes, m), p.round), p.count);
+        return _mm256_or_si256(q, _mm256_cmpgt_epi64(q, cap));
+    };
+    __m256i even[N], odd[N];
+    each_vector<N>([&](int k) { even[k] = quotient(d[k]); });
+    each_vector<N>([&](int k) { odd[k] = quotient(_mm256_srli_epi64(d[k], 32)); });
+    each_vector<N>([&](int k) { d[k] = join_halves8(even[k], odd[k]); });
+}
+
+// (table[i], table[i + 1]) in the low and high halves of each 32-bit lane, for i in [0, 255]:
+// one 32-bit gather at byte offset 2i of the 16-bit table (entry i + 1 <= 256: never past the
+// table). The table stays in memory: nothing to load per call.
+struct exp2_table8 {};
+inline __m256i exp2_table_pairs(__m256i i, const exp2_table8&) noexcept {
+    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(math::exp2_table.value), i, 2);
+}
+
+// 8 lanes of int32 for the element-wise kernels (isa/common.hpp, each_block): whole vectors
+// only; a partial one goes to the reference's element formula.
+struct lanes8 : unmasked {
+    static constexpr int lanes = 8;
+    using vec = __m256i;
+    using shift_params = round_shift_params;
+    static vec set1(std::int32_t v) noexcept { return _mm256_set1_epi32(v); }
+    static vec add(vec a, vec b) noexcept { return _mm256_add_epi32(a, b); }
+    static vec sub(vec a, vec b) noexcept { return _mm256_sub_epi32(a, b); }
+    static vec mullo(vec a, vec b) noexcept { return _mm256_mullo_epi32(a, b); }
+    static vec max(vec a, vec b) noexcept { return _mm256_max_epi32(a, b); }
+    static vec min(vec a, vec b) noexcept { return _mm256_min_epi32(a, b); }
+    static vec load_i8(const std::int8_t* p, mask) noexcept {
+        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    static vec load_i16(const std::int16_t* p, mask) noexcept { return load8_int16(p); }
+    static vec load_i32(const std::int32_t* p, mask) noexcept {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
+    static void store_i8(std::int8_t* p, vec v, mask) noexcept { store8_int8(p, v); }
+    static void store_i16(std::int16_t* p, vec v, mask) noexcept {
+        // lanes 0-3 and 4-7 sit in the two halves; the signed pack is exact within int16
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    }
+    static void store_i32(std::int32_t* p, vec v, mask) noexcept {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+    }
+    static std::int32_t hsum(vec v) noexcept { return hsum8(v); }
+    static std::int32_t hmax(vec v) noexcept { return hmax8(v); }
+    static vec round_shift(vec acc, const shift_params& k) noexcept { return round_shift8(acc, k); }
+    template <int Count>
+    static vec srli(vec v) noexcept { return _mm256_srli_epi32(v, Count); }
+    template <int Count>
+    static vec srai(vec v) noexcept { return _mm256_srai_epi32(v, Count); }
+    static vec and_(vec a, vec b) noexcept { return _mm256_and_si256(a, b); }
+    static vec sllv(vec v, vec count) noexcept { return _mm256_sllv_epi32(v, count); }
+    static vec mulhi_u16(vec a, vec b) noexcept { return _mm256_mulhi_epu16(a, b); }
+    static vec max_in(vec acc, vec v, mask) noexcept { return _mm256_max_epi32(acc, v); }
+    // LayerNorm (simd/layer_norm_int8.hpp): 16 int8 values as int16 pairs, VPMADDWD.
+    struct pairs : unmasked {
+        static constexpr int lanes = 16;
+    };
+    static vec load_i8_pairs(const std::int8_t* p, pairs::mask) noexcept {
+        return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static vec madd16(vec a, vec b) noexcept { return _mm256_madd_epi16(a, b); }
+    // (c * r + 2^31) >> 32 per lane, r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow): the
+    // products of the even and of the odd lanes by VPMULDQ, z the high half of each sum.
+    struct reciprocal_factors {
+        vec lo, hi;
+        explicit reciprocal_factors(std::int64_t r) noexcept
+            : lo(_mm256_set1_epi64x(r & 0x7fffffff)), hi(_mm256_set1_epi64x(r >> 31)) {}
+    };
+    template <bool Narrow>
+    static vec mul_round_high(vec c, const reciprocal_factors& r) noexcept {
+        const __m256i round = _mm256_set1_epi64x(std::int64_t(1) << 31);
+        const __m256i odd = _mm256_srli_epi64(c, 32);
+        __m256i even_product = _mm256_add_epi64(_mm256_mul_epi32(c, r.lo), round);
+        __m256i odd_product = _mm256_add_epi64(_mm256_mul_epi32(odd, r.lo), round);
+        if constexpr (!Narrow) {
+            even_product = _mm256_add_epi64(even_product, _mm256_slli_epi64(_mm256_mul_epi32(c, r.hi), 31));
+            odd_product = _mm256_add_epi64(odd_product, _mm256_slli_epi64(_mm256_mul_epi32(odd, r.hi), 31));
+        }
+        return _mm256_blend_epi32(_mm256_srli_epi64(even_product, 32), odd_product, 0xaa);
+    }
+    // Attention context (simd/attention_int8.hpp): 16-bit pairs (a value of key j, one of key
+    // j + 1) times a probability pair, added pairwise into 32-bit lanes.
+    static vec load_pair_rows(const std::int8_t* r0, const std::int8_t* r1, mask) noexcept {
+        const __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0));
+        const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1));
+        return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+    }
+    static vec load_paired(const std::int8_t* at) noexcept {  // 16 bytes already interleaved
+        return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)));
+    }
+    static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept {
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+        return _mm256_dpwssd_epi32(acc, pairs, pp);
+#elif defined(STATICFORMER_INT8_AVXVNNI)
+        return _mm256_dpwssd_avx_epi32(acc, pairs, pp);
+#else
+        return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, pp));
+#endif
+    }
+    using rescale_params = rescale8_params;
+    static vec rescale(vec acc, vec m, const rescale_params& k) noexcept { return rescale8(acc, m, k); }
+    // The softmax's steps (simd/softmax_int8.hpp).
+    using exp2_table = exp2_table8;
+    template <int N>
+    static void capped_quotients(vec (&d)[N], vec m, const rescale_params& p) noexcept {
+        simd_int8::capped_quotients(d, m, p);
+    }
+    static vec exp2_table_pairs(vec i, const exp2_table& t) noexcept { return simd_int8::exp2_table_pairs(i, t); }
+    // v >> whole in the lanes where 0 <= whole <= 15, else 0 (whole >= 0: u >> 16).
+    static vec shift_below16(vec v, vec whole, mask) noexcept {
+        return _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(16), whole), _mm256_srlv_epi32(v, whole));
+    }
+};
+
+// ---- attention scores step on transposed keys: VPMADDWD on row pairs ------------------------
+
+// 16 keys per block, two key rows per step: sign-extended to int16, interleaved into pairs and
+// multiplied by the query pair (q[d], q[d + 1]) with VPMADDWD.
+struct scores_avx2 : unmasked {
+    static constexpr int keys = 16, rows = 2;
+    static constexpr bool row_sum = false;
+    struct acc {
+        __m256i lo, hi;  // keys 0-3, 8-11 | 4-7, 12-15
+    };
+    static acc start(std::int32_t) noexcept { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
+    template <int HeadDim>
+    static std::int32_t query(const std::int8_t* q, int d) noexcept {
+        const std::int32_t q1 = d + 1 < HeadDim ? q[d + 1] : 0;
+        return std::int32_t(std::uint16_t(q[d]) | std::uint32_t(std::uint16_t(q1)) << 16);
+    }
+    static acc step(acc s, const std::int8_t* k, int stride, int left, std::int32_t qq, mask) noexcept {
+        const __m256i r0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k)));
+        const __m256i r1 = left > 1 ? _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + stride)))
+                                    : _mm256_setzero_si256();
+        const __m256i qv = _mm256_set1_epi32(qq);
+        return {_mm256_add_epi32(s.lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(r0, r1), qv)),
+                _mm256_add_epi32(s.hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(r0, r1), qv))};
+    }
+    static void store(std::int32_t* out, const acc& s, int) noexcept {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute2x128_si256(s.lo, s.hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_permute2x128_si256(s.lo, s.hi, 0x31));
+    }
+};
 
 // ---- linear layer step: VPMADDWD on sign-extended pairs ------------------------------------
 

@@ -86,6 +86,205 @@ inline std::int32_t hmax16(__m512i v) noexcept {
 }
 
 
+// The exponential's table, entries 0..255 in eight vectors of 32, loaded once per call.
+struct exp2_table16 {
+    __m512i part[8];
+    exp2_table16() noexcept {
+        for (int k = 0; k < 8; ++k) part[k] = _mm512_loadu_si512(math::exp2_table.value + 32 * k);
+    }
+};
+
+// (table[i], table[i + 1]) in the low and high halves of each 32-bit lane, for i in [0, 255]:
+// each 16-bit half looks up its own index (i, then i + 1) with VPERMI2W in the four 64-entry
+// pairs of vectors, picked by the index's bits 6 and 7; index 256 is the last end point, 16384.
+// (A 32-bit gather at byte offset 2i loads the same pair, but its latency sat on each row's
+// critical path: 25% of the softmax in the tiny encoder.)
+inline __m512i exp2_table_pairs(__m512i i, const exp2_table16& t) noexcept {
+    const __m512i index = _mm512_add_epi32(i, _mm512_maskz_slli_epi32(all16, _mm512_add_epi32(i, _mm512_set1_epi32(1)), 16));
+    const __m512i q0 = _mm512_permutex2var_epi16(t.part[0], index, t.part[1]);
+    const __m512i q1 = _mm512_permutex2var_epi16(t.part[2], index, t.part[3]);
+    const __m512i q2 = _mm512_permutex2var_epi16(t.part[4], index, t.part[5]);
+    const __m512i q3 = _mm512_permutex2var_epi16(t.part[6], index, t.part[7]);
+    const __mmask32 bit6 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
+    const __mmask32 bit7 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(128));
+    const __mmask32 bit8 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(256));
+    const __m512i below256 = _mm512_mask_blend_epi16(bit7, _mm512_mask_blend_epi16(bit6, q0, q1),
+                                                     _mm512_mask_blend_epi16(bit6, q2, q3));
+    return _mm512_mask_blend_epi16(bit8, below256, _mm512_set1_epi16(std::int16_t(math::exp2_table.value[256])));
+}
+
+// The softmax's u = rescale(d, m, shift) of N vectors, in place, for d = max - s[j] >= 0 and
+// m >= 0 (one multiplier in every lane): the product and the quotient are never negative, and
+// every u >= 2^20 gives the same exponential, 0 (u >> 16 > 15), so a quotient of 2^20 or more
+// may be any value of 2^20 or more: here capped at 2^20 by one unsigned minimum instead of
+// clamped to +-2^30, with a logical shift.
+template <int N>
+inline void capped_quotients(__m512i (&d)[N], __m512i m, const rescale16_params& p) noexcept {
+    const __m512i cap = _mm512_set1_epi64(std::int64_t(1) << 20);
+    const auto quotient = [&](__m512i lanes) {
+        const __m512i product = _mm512_maskz_mul_epu32(all8, lanes, m);
+        const __m512i q = _mm512_maskz_srl_epi64(all8, _mm512_add_epi64(product, p.round), p.count);
+        return _mm512_maskz_min_epu64(all8, q, cap);
+    };
+    __m512i even[N], odd[N];
+    each_vector<N>([&](int k) { even[k] = quotient(d[k]); });
+    each_vector<N>([&](int k) { odd[k] = quotient(_mm512_maskz_srli_epi64(all8, d[k], 32)); });
+    each_vector<N>([&](int k) { d[k] = join_halves16(even[k], odd[k]); });
+}
+
+// 16 lanes of int32 for the element-wise kernels (isa/common.hpp, each_block): the last,
+// partial vector masked.
+struct lanes16 {
+    static constexpr int lanes = 16;
+    static constexpr bool masked = true;
+    using vec = __m512i;
+    using mask = __mmask16;
+    using shift_params = round_shift_params;
+    static mask full() noexcept { return all16; }
+    static mask tail(int n) noexcept { return mask16(n); }
+    static vec set1(std::int32_t v) noexcept { return _mm512_set1_epi32(v); }
+    static vec add(vec a, vec b) noexcept { return _mm512_add_epi32(a, b); }
+    static vec sub(vec a, vec b) noexcept { return _mm512_sub_epi32(a, b); }
+    static vec mullo(vec a, vec b) noexcept { return _mm512_maskz_mullo_epi32(all16, a, b); }
+    static vec max(vec a, vec b) noexcept { return _mm512_maskz_max_epi32(all16, a, b); }
+    static vec min(vec a, vec b) noexcept { return _mm512_maskz_min_epi32(all16, a, b); }
+    static vec load_i8(const std::int8_t* p, mask m) noexcept {
+        return _mm512_maskz_cvtepi8_epi32(all16, _mm_maskz_loadu_epi8(m, p));
+    }
+    static vec load_i16(const std::int16_t* p, mask m) noexcept {
+        return _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, p));
+    }
+    static vec load_i32(const std::int32_t* p, mask m) noexcept { return _mm512_maskz_loadu_epi32(m, p); }
+    static void store_i8(std::int8_t* p, vec v, mask m) noexcept {
+        _mm_mask_storeu_epi8(p, m, _mm512_maskz_cvtsepi32_epi8(all16, v));
+    }
+    static void store_i16(std::int16_t* p, vec v, mask m) noexcept {
+        _mm256_mask_storeu_epi16(p, m, _mm512_maskz_cvtepi32_epi16(all16, v));
+    }
+    static void store_i32(std::int32_t* p, vec v, mask m) noexcept { _mm512_mask_storeu_epi32(p, m, v); }
+    static std::int32_t hsum(vec v) noexcept { return hsum16(v); }
+    static std::int32_t hmax(vec v) noexcept { return hmax16(v); }
+    static vec round_shift(vec acc, const shift_params& k) noexcept { return round_shift16(acc, k); }
+    template <int Count>
+    static vec srli(vec v) noexcept { return _mm512_maskz_srli_epi32(all16, v, Count); }
+    template <int Count>
+    static vec srai(vec v) noexcept { return _mm512_maskz_srai_epi32(all16, v, Count); }
+    static vec and_(vec a, vec b) noexcept { return _mm512_and_si512(a, b); }
+    static vec sllv(vec v, vec count) noexcept { return _mm512_maskz_sllv_epi32(all16, v, count); }
+    static vec mulhi_u16(vec a, vec b) noexcept { return _mm512_mulhi_epu16(a, b); }
+    // max(acc, v) in the lanes of m, acc in the others.
+    static vec max_in(vec acc, vec v, mask m) noexcept { return _mm512_mask_max_epi32(acc, m, acc, v); }
+    // LayerNorm (simd/layer_norm_int8.hpp): 32 int8 values as int16 pairs, VPMADDWD.
+    struct pairs {
+        static constexpr int lanes = 32;
+        static constexpr bool masked = true;
+        using mask = __mmask32;
+        static mask full() noexcept { return 0xffffffff; }
+        static mask tail(int n) noexcept { return mask32(n); }
+    };
+    static vec load_i8_pairs(const std::int8_t* p, pairs::mask m) noexcept {
+        return _mm512_maskz_cvtepi8_epi16(0xffffffff, _mm256_maskz_loadu_epi8(m, p));
+    }
+    static vec madd16(vec a, vec b) noexcept { return _mm512_madd_epi16(a, b); }
+    // (c * r + 2^31) >> 32 per lane, r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow): the
+    // products of the even and of the odd lanes by VPMULDQ, z the high half of each sum.
+    struct reciprocal_factors {
+        vec lo, hi;
+        explicit reciprocal_factors(std::int64_t r) noexcept
+            : lo(_mm512_set1_epi64(r & 0x7fffffff)), hi(_mm512_set1_epi64(r >> 31)) {}
+    };
+    template <bool Narrow>
+    static vec mul_round_high(vec c, const reciprocal_factors& r) noexcept {
+        const __m512i round = _mm512_set1_epi64(std::int64_t(1) << 31);
+        const __m512i odd = _mm512_maskz_srli_epi64(all8, c, 32);
+        __m512i even_product = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, c, r.lo), round);
+        __m512i odd_product = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, odd, r.lo), round);
+        if constexpr (!Narrow) {
+            even_product = _mm512_add_epi64(even_product, _mm512_maskz_slli_epi64(all8, _mm512_maskz_mul_epi32(all8, c, r.hi), 31));
+            odd_product = _mm512_add_epi64(odd_product, _mm512_maskz_slli_epi64(all8, _mm512_maskz_mul_epi32(all8, odd, r.hi), 31));
+        }
+        return _mm512_mask_blend_epi32(0xaaaa, _mm512_maskz_srli_epi64(all8, even_product, 32), odd_product);
+    }
+    // Attention context (simd/attention_int8.hpp): 16-bit pairs (a value of key j, one of key
+    // j + 1) times a probability pair, added pairwise into 32-bit lanes (VPDPWSSD).
+    static vec load_pair_rows(const std::int8_t* r0, const std::int8_t* r1, mask m) noexcept {
+        const __m128i a = _mm_maskz_loadu_epi8(m, r0), b = _mm_maskz_loadu_epi8(m, r1);
+        const __m256i pairs =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(a, b)), _mm_unpackhi_epi8(a, b), 1);
+        return _mm512_maskz_cvtepi8_epi16(~__mmask32(0), pairs);
+    }
+    static vec load_paired(const std::int8_t* at) noexcept {  // 32 bytes already interleaved
+        return _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
+    }
+    static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept { return _mm512_dpwssd_epi32(acc, pairs, pp); }
+    static vec rescale(vec acc, vec m, const rescale16_params& k) noexcept { return rescale16(acc, m, k); }
+    // The softmax's steps (simd/softmax_int8.hpp).
+    using rescale_params = rescale16_params;
+    using exp2_table = exp2_table16;
+    template <int N>
+    static void capped_quotients(vec (&d)[N], vec m, const rescale_params& p) noexcept {
+        simd_int8::capped_quotients(d, m, p);
+    }
+    static vec exp2_table_pairs(vec i, const exp2_table& t) noexcept { return simd_int8::exp2_table_pairs(i, t); }
+    // v >> whole in the lanes of `live` where whole <= 15, else 0 (whole >= 0: u >> 16).
+    static vec shift_below16(vec v, vec whole, mask live) noexcept {
+        return _mm512_maskz_srlv_epi32(_mm512_mask_cmple_epu32_mask(live, whole, _mm512_set1_epi32(15)), v, whole);
+    }
+};
+
+// ---- attention scores step on transposed keys: VPDPBUSD, keys made unsigned --------------------
+
+#if defined(__AVX512VNNI__)
+
+// 64 keys per block (masked), four key rows per step: interleaved byte by byte so that each
+// 32-bit lane holds one key's four values, made unsigned (k xor 0x80 = k + 128, the block's
+// accumulators starting at -128 * sum_d q[d]), times the query's four bytes broadcast.
+struct scores_avx512 {
+    static constexpr int keys = 64, rows = 4;
+    static constexpr bool masked = true, row_sum = true;
+    using mask = __mmask64;
+    static mask full() noexcept { return ~__mmask64(0); }
+    static mask tail(int n) noexcept { return mask64(n); }
+    struct acc {
+        __m512i a[4];  // per 128-bit lane L: a[u] holds keys 16 L + 4 u .. 16 L + 4 u + 3
+    };
+    static acc start(std::int32_t bias) noexcept {
+        const __m512i b = _mm512_set1_epi32(bias);
+        return {{b, b, b, b}};
+    }
+    template <int HeadDim>
+    static std::int32_t query(const std::int8_t* q, int d) noexcept {
+        return d + 4 <= HeadDim ? load4(q + d) : load_partial4(q + d, HeadDim - d);
+    }
+    // acc + rows d..d+3 of the keys (k, `stride` apart; rows >= left are zero) times q4.
+    static acc step(acc s, const std::int8_t* k, int stride, int left, std::int32_t q4, mask m) noexcept {
+        const __m512i flip = _mm512_set1_epi8(-128);
+        __m512i r[4];
+        for (int i = 0; i < 4; ++i)
+            r[i] = i < left ? _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, k + i * stride), flip) : _mm512_setzero_si512();
+        const __m512i a = _mm512_unpacklo_epi8(r[0], r[1]), b = _mm512_unpackhi_epi8(r[0], r[1]);
+        const __m512i c = _mm512_unpacklo_epi8(r[2], r[3]), e = _mm512_unpackhi_epi8(r[2], r[3]);
+        const __m512i qb = _mm512_set1_epi32(q4);
+        s.a[0] = _mm512_dpbusd_epi32(s.a[0], _mm512_unpacklo_epi16(a, c), qb);
+        s.a[1] = _mm512_dpbusd_epi32(s.a[1], _mm512_unpackhi_epi16(a, c), qb);
+        s.a[2] = _mm512_dpbusd_epi32(s.a[2], _mm512_unpacklo_epi16(b, e), qb);
+        s.a[3] = _mm512_dpbusd_epi32(s.a[3], _mm512_unpackhi_epi16(b, e), qb);
+        return s;
+    }
+    // The 4 x 4 blocks of 128 bits transposed (output u: keys 16 u .. 16 u + 15), `left` stored.
+    static void store(std::int32_t* out, const acc& s, int left) noexcept {
+        const __m512i u0 = _mm512_maskz_shuffle_i32x4(all16, s.a[0], s.a[1], 0x44),
+                      u1 = _mm512_maskz_shuffle_i32x4(all16, s.a[2], s.a[3], 0x44);
+        const __m512i u2 = _mm512_maskz_shuffle_i32x4(all16, s.a[0], s.a[1], 0xee),
+                      u3 = _mm512_maskz_shuffle_i32x4(all16, s.a[2], s.a[3], 0xee);
+        const __m512i o[4] = {_mm512_maskz_shuffle_i32x4(all16, u0, u1, 0x88), _mm512_maskz_shuffle_i32x4(all16, u0, u1, 0xdd),
+                              _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0x88), _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0xdd)};
+        for (int u = 0; u < 4 && 16 * u < left; ++u) _mm512_mask_storeu_epi32(out + 16 * u, mask16(left - 16 * u), o[u]);
+    }
+};
+
+#endif
+
 #if defined(__AVX512VNNI__)
 
 // ---- linear layer step: VPDPBUSD, weights made unsigned, masked tails --------------------
