@@ -288,11 +288,8 @@ struct scores_avx2 : unmasked {
 // four outputs are sign-extended to sixteen int16 and VPMADDWD with the row's four inputs
 // (sign-extended, repeated) gives two int32 half sums per output; a pair of accumulators holds
 // eight outputs' half sums, added pairwise at the end. Tiles of 4 rows x 1 vector: 8
-// accumulators, 2 weight and up to 4 input registers of 16. (2 x 3 tiles, 12 accumulators and
-// 6 weight registers, spilled 8 accumulators to the stack in every step of the inner loop:
-// encoder 4-8% slower, linear kernels up to 13%; 2 x 2, 3 x 2, 5 x 1, 6 x 1, 8 x 1 no better.
-// Widening a column block's weights once into an int16 panel on the stack, for all its row
-// tiles: 8.6% fewer instructions, but 64-row calls 8-15% slower.)
+// accumulators, 2 weight and up to 4 input registers of 16: larger tiles spill accumulators
+// in the inner loop.
 struct linear_avx2 : unmasked, signed_products {
     static constexpr int lanes = 8, rows = 4, vecs = 1;
     struct acc {

@@ -66,8 +66,8 @@ inline __mmask32 mask32(int n) noexcept { return n >= 32 ? __mmask32(0xffffffff)
 
 // Lanes reduced in registers: each step adds (or takes the max of) the vector and a copy with
 // halves swapped, 256-bit, 128-bit, 64-bit and 32-bit ones, so every lane ends with the total.
-// (No 512 -> 256-bit extracts: they trip GCC 12's -Wuninitialized too. A reduction through
-// memory, one 64-byte store and sixteen 4-byte loads, cost 8.5% of the tiny int8 encoder.)
+// (No 512 -> 256-bit extracts: they trip GCC 12's -Wuninitialized too; a reduction through
+// memory puts a store-to-load wait on every row.)
 template <class Op>
 inline std::int32_t reduce16(__m512i v, Op op) noexcept {
     v = op(v, _mm512_maskz_shuffle_i32x4(all16, v, v, 0x4e));
@@ -97,8 +97,8 @@ struct exp2_table16 {
 // (table[i], table[i + 1]) in the low and high halves of each 32-bit lane, for i in [0, 255]:
 // each 16-bit half looks up its own index (i, then i + 1) with VPERMI2W in the four 64-entry
 // pairs of vectors, picked by the index's bits 6 and 7; index 256 is the last end point, 16384.
-// (A 32-bit gather at byte offset 2i loads the same pair, but its latency sat on each row's
-// critical path: 25% of the softmax in the tiny encoder.)
+// (A 32-bit gather at byte offset 2i loads the same pair, but its latency sits on each row's
+// critical path.)
 inline __m512i exp2_table_pairs(__m512i i, const exp2_table16& t) noexcept {
     const __m512i index = _mm512_add_epi32(i, _mm512_maskz_slli_epi32(all16, _mm512_add_epi32(i, _mm512_set1_epi32(1)), 16));
     const __m512i q0 = _mm512_permutex2var_epi16(t.part[0], index, t.part[1]);
@@ -290,7 +290,7 @@ struct scores_avx512 {
 // ---- linear layer step: VPDPBUSD, weights made unsigned, masked tails --------------------
 
 struct linear_avx512 {
-    static constexpr int lanes = 16, rows = 4, vecs = 3;  // larger tiles spill (GCC 12, measured)
+    static constexpr int lanes = 16, rows = 4, vecs = 3;  // larger tiles spill (GCC 12)
     static constexpr bool masked = true, row_sum = true;
     using acc = __m512i;
     using wvec = __m512i;

@@ -1,26 +1,22 @@
-// staticformer: int8 attention scores and context with intrinsics (optimised; bit-identical to
-// reference/attention_int8.hpp).
+// staticformer: int8 attention with intrinsics (optimised; bit-identical to
+// reference/attention_int8.hpp), written once over the instruction set's steps (isa/).
 //
 // Scores s[j] = sum_d q[d] kt[d * KStride + j] are vectorised over keys j (contiguous in the
-// transposed keys). With a dot-product instruction, four rows d..d+3 of keys are interleaved
-// byte by byte so that each 32-bit lane holds one key's four values, and the query's four
-// values are broadcast: VPDPBUSD on the keys made unsigned (k + 128, the accumulator starting
-// at -128 * sum_d q[d]) or SDOT on signed bytes. Without one, two rows are sign-extended,
-// interleaved as int16 pairs and multiplied by the query pair with VPMADDWD (x86), or each row
-// is widened and multiplied by q[d] (NEON).
+// transposed keys): scores_isa interleaves S::rows key rows and multiplies them by as many
+// query values at once (VPDPBUSD on keys made unsigned, SDOT, VPMADDWD on pairs, or one row
+// at a time on plain NEON), then puts the scores back in key order.
 // Context ctx[d] = requantize(sum_j p[j] v[j * VStride + d]) is vectorised over d: two value
-// rows interleaved as int16 pairs times the probability pair (p[j], p[j+1]) with VPDPWSSD /
-// VPMADDWD, or each row widened and multiplied by p[j] (NEON); then the vector rescale.
-// Keys or dimensions that fill no whole vector use masks (AVX-512) or the reference kernel.
+// rows as int16 pairs times the probability pair (p[j], p[j+1]) (VPDPWSSD, VPMADDWD, SMULL),
+// then the vector rescale. Keys or dimensions that fill no whole vector use masks (AVX-512) or
+// the reference kernel.
 //
 // The keys' layout is the kernel set's (store_keys). With AVX-512 VNNI and a head dimension that
 // is a multiple of 4, keys are stored the way VPDPBUSD reads them: groups of four channels, a
 // key's four values in one 32-bit lane, made unsigned (k xor 0x80 = k + 128): channels
 // c..c+3 of key j (c a multiple of 4) at kt[c * S + 4 j] .. kt[c * S + 4 j + 3]. A vector of
 // 16 scores is then one load and one VPDPBUSD per four dimensions, with none of the
-// interleaving the transposed layout needs for every query row (attention kernel, AVX-512 VNNI:
-// tiny 14.9 -> 12.2 us, mini 291 -> 250 us). Otherwise the keys are transposed as in the
-// reference.
+// interleaving the transposed layout needs for every query row. Otherwise the keys are
+// transposed as in the reference.
 //
 // The values' layout is the kernel set's too (store_values). On x86, with a head dimension
 // that is a multiple of 16 (of 32 for the 512-bit form), keys 2m and 2m + 1 share the two rows
@@ -28,9 +24,8 @@
 // head_dim % 32 == 0, else 8), their values interleaved byte by byte, the even blocks of each
 // 2G channels in row 2m, the odd ones in row 2m + 1 (paired_offset), so head h still starts at
 // h * head_dim with rows D apart. A key pair is then one load, VPMOVSXBW and VPDPWSSD (or
-// VPMADDWD) per G channels, instead of two loads, two unpacks and an insert (AVX-512, G = 16:
-// context, mini: 128 -> 57 us per layer; attention kernel: mini 260 -> 175 us, small 47 -> 36
-// us). An odd last key's partner is zero (store_values) with a zero probability.
+// VPMADDWD) per G channels, instead of two loads, two unpacks and an insert. An odd last key's
+// partner is zero (store_values) with a zero probability.
 #pragma once
 
 #include <cstring>

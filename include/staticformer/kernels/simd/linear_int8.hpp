@@ -13,8 +13,8 @@
 // modulo 2^32 like the reference's int32 arithmetic, so the result is the same integer.
 // Each accumulator then goes through the vector rescale (isa/; on x86 the shorter one for
 // int16 multipliers when the shift is at least 17, the usual case, with the zero point in its
-// rounding constant: tiny linear kernels, AVX-512, 1-3% faster). Columns that fill no
-// whole vector use masked loads and stores (AVX-512) or the reference's per-output routine.
+// rounding constant). Columns that fill no whole vector use masked loads and stores (AVX-512)
+// or the reference's per-output routine. The per-ISA step is linear_isa (isa/int8.hpp).
 #pragma once
 
 #include "../isa/int8.hpp"
