@@ -186,24 +186,17 @@ struct lanes16 {
         return _mm512_maskz_cvtepi8_epi16(0xffffffff, _mm256_maskz_loadu_epi8(m, p));
     }
     static vec madd16(vec a, vec b) noexcept { return _mm512_madd_epi16(a, b); }
-    // (c * r + 2^31) >> 32 per lane, r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow): the
-    // products of the even and of the odd lanes by VPMULDQ, z the high half of each sum.
-    struct reciprocal_factors {
-        vec lo, hi;
-        explicit reciprocal_factors(std::int64_t r) noexcept
-            : lo(_mm512_set1_epi64(r & 0x7fffffff)), hi(_mm512_set1_epi64(r >> 31)) {}
-    };
-    template <bool Narrow>
-    static vec mul_round_high(vec c, const reciprocal_factors& r) noexcept {
-        const __m512i round = _mm512_set1_epi64(std::int64_t(1) << 31);
-        const __m512i odd = _mm512_maskz_srli_epi64(all8, c, 32);
-        __m512i even_product = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, c, r.lo), round);
-        __m512i odd_product = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, odd, r.lo), round);
-        if constexpr (!Narrow) {
-            even_product = _mm512_add_epi64(even_product, _mm512_maskz_slli_epi64(all8, _mm512_maskz_mul_epi32(all8, c, r.hi), 31));
-            odd_product = _mm512_add_epi64(odd_product, _mm512_maskz_slli_epi64(all8, _mm512_maskz_mul_epi32(all8, odd, r.hi), 31));
-        }
-        return _mm512_mask_blend_epi32(0xaaaa, _mm512_maskz_srli_epi64(all8, even_product, 32), odd_product);
+    // 64-bit lanes for LayerNorm's products: signed 32 x 32-bit products of the even lanes
+    // (VPMULDQ), and 32-bit lanes from the high halves of two vectors of 64-bit lanes.
+    static vec mul_even(vec a, vec b) noexcept { return _mm512_maskz_mul_epi32(all8, a, b); }
+    static vec set1_64(std::int64_t v) noexcept { return _mm512_set1_epi64(v); }
+    static vec add64(vec a, vec b) noexcept { return _mm512_add_epi64(a, b); }
+    template <int Count>
+    static vec shl64(vec v) noexcept { return _mm512_maskz_slli_epi64(all8, v, Count); }
+    template <int Count>
+    static vec srl64(vec v) noexcept { return _mm512_maskz_srli_epi64(all8, v, Count); }
+    static vec join_high(vec even, vec odd) noexcept {
+        return _mm512_mask_blend_epi32(0xaaaa, _mm512_maskz_srli_epi64(all8, even, 32), odd);
     }
     // Attention context (simd/attention_int8.hpp): 16-bit pairs (a value of key j, one of key
     // j + 1) times a probability pair, added pairwise into 32-bit lanes (VPDPWSSD).

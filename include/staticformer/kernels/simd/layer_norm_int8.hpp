@@ -2,7 +2,7 @@
 // reference/layer_norm_int8.hpp): the row's sum and sum of squares from int16 pairs (VPMADDWD);
 // the statistics' isqrt and 2^40 / den in double arithmetic where it is exact (layer_norm_den,
 // layer_norm_reciprocal); the outputs z = (centred * reciprocal + 2^31) >> 32
-// (V::mul_round_high, with one product per lane when the reciprocal fits 31 bits, as it does
+// (mul_round_high, with one product per lane when the reciprocal fits 31 bits, as it does
 // unless the row's spread is tiny), z * gamma + beta, the rescale by 1 (round_shift). Partial
 // vectors are masked (AVX-512) or take the reference's element formula.
 #pragma once
@@ -61,6 +61,21 @@ inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_
     return {sum, den == 0 ? 0 : layer_norm_reciprocal(den)};
 }
 
+// (c * r + 2^31) >> 32 per lane for r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow, the
+// usual case): the products of the even and of the odd lanes in 64 bits, z the high half of
+// each sum.
+template <class V, bool Narrow>
+inline typename V::vec mul_round_high(typename V::vec c, typename V::vec lo, typename V::vec hi) noexcept {
+    const typename V::vec round = V::set1_64(std::int64_t(1) << 31), odd = V::template srl64<32>(c);
+    typename V::vec even_product = V::add64(V::mul_even(c, lo), round);
+    typename V::vec odd_product = V::add64(V::mul_even(odd, lo), round);
+    if constexpr (!Narrow) {
+        even_product = V::add64(even_product, V::template shl64<31>(V::mul_even(c, hi)));
+        odd_product = V::add64(odd_product, V::template shl64<31>(V::mul_even(odd, hi)));
+    }
+    return V::join_high(even_product, odd_product);
+}
+
 // The sum and the sum of squares of a row, two int8 values per 32-bit lane and step.
 template <class V, int N>
 inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
@@ -91,10 +106,10 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
     // per form.
     const auto outputs = [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr, auto narrow) {
         const vec sum = V::set1(st.sum);
-        const typename V::reciprocal_factors r(st.reciprocal);
+        const vec lo = V::set1_64(st.reciprocal & 0x7fffffff), hi = V::set1_64(st.reciprocal >> 31);
         const int done = each_block<V>(N, [&](int c, typename V::mask m) {
             const vec centred = V::sub(V::mullo(V::load_i8(xr + c, m), n), sum);
-            const vec z = V::template mul_round_high<decltype(narrow)::value>(centred, r);
+            const vec z = mul_round_high<V, decltype(narrow)::value>(centred, lo, hi);
             const vec acc = V::add(V::mullo(z, V::load_i16(p.gamma + c, m)), V::load_i32(p.beta + c, m));
             V::store_i8(yr + c, V::add(V::round_shift(acc, k), zero_point), m);
         });
