@@ -13,7 +13,8 @@
 
 // On cores with the DSP extension the cortex_m_dsp backend (int8 linear layers with SMLAD) is
 // the default backend, and is checked here too.
-static_assert(std::is_same<sf::default_backend, sf::cortex_m_dsp>::value == bool(STATICFORMER_HAS_CORTEX_M_DSP),
+static_assert(std::is_same<staticformer::default_backend, staticformer::cortex_m_dsp>::value ==
+                  bool(STATICFORMER_HAS_CORTEX_M_DSP),
               "cortex_m_dsp is the default backend exactly where the target has the DSP extension");
 
 #if __has_include(<cycle_counter.h>)
