@@ -102,8 +102,9 @@ def _reference(d_model: int, heads: int, d_ff: int, seq_len: int, layers: int) -
                        final_norm=True)
 
 
-# The reference configurations of the benchmarks, the footprint and the demo (bench/configs.hpp
-# lists them for C++): pre-norm, GELU, final LayerNorm, the default epsilon.
+# The reference configurations of the benchmarks, the footprint and the demo
+# (tests/common/reference_configs.hpp lists them for C++, and a test checks the two agree):
+# pre-norm, GELU, final LayerNorm, the default epsilon.
 REFERENCE_CONFIGS: Dict[str, EncoderSpec] = {
     "tiny": _reference(64, 4, 256, 32, 2),
     "small": _reference(128, 4, 512, 64, 4),

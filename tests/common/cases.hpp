@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "random.hpp"
+#include "reference_configs.hpp"
 
 namespace sftest {
 
@@ -20,7 +21,7 @@ using odd_pre_gelu = sf::encoder_config<24, 3, 40, 7, 2, sf::pre_norm, sf::gelu,
 using tanh_post = sf::encoder_config<20, 5, 36, 9, 2, sf::post_norm, sf::gelu_tanh, sf::final_norm,
                                      sf::layer_norm_eps<1, -6>>;
 using odd33_relu = sf::encoder_config<33, 3, 70, 13, 1, sf::relu>;
-using tiny_pre_gelu = sf::encoder_config<64, 4, 256, 32, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
+using tiny_pre_gelu = tiny;  // the reference configuration
 using tile3_pre_relu = sf::encoder_config<48, 6, 100, 17, 2, sf::pre_norm, sf::relu, sf::tile_rows<3>>;
 using single = sf::encoder_config<8, 1, 16, 1, 1>;
 using long_gelu = sf::encoder_config<40, 2, 72, 37, 1, sf::gelu, sf::tile_rows<8>>;
