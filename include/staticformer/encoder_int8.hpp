@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "call_checks.hpp"
 #include "config.hpp"
 #include "kernels/backends.hpp"
 #include "status.hpp"
-#include "call_checks.hpp"
 #include "weights_int8.hpp"
 
 namespace staticformer {

@@ -40,7 +40,6 @@ inline void store4_int8(std::int8_t* y, int32x4_t v) noexcept {
     std::memcpy(y, &four, 4);
 }
 
-
 // rescale(acc, 1, shift) for 4 lanes: SRSHL by -shift, (acc + 2^(shift-1)) >> shift with the
 // rounding added in full precision (never overflowing), shifts up to 62 included (the shift
 // operand's low byte), never clamped (|acc| < 2^31).
@@ -114,8 +113,10 @@ struct scores_sdot : scores_neon_common {
     static acc step(acc s, const std::int8_t* k, int stride, int left, std::int32_t q4, mask) noexcept {
         int8x16_t r[4];
         for (int i = 0; i < 4; ++i) r[i] = i < left ? vld1q_s8(k + i * stride) : vdupq_n_s8(0);
-        const int16x8_t a = vreinterpretq_s16_s8(vzip1q_s8(r[0], r[1])), b = vreinterpretq_s16_s8(vzip2q_s8(r[0], r[1]));
-        const int16x8_t c = vreinterpretq_s16_s8(vzip1q_s8(r[2], r[3])), e = vreinterpretq_s16_s8(vzip2q_s8(r[2], r[3]));
+        const int16x8_t a = vreinterpretq_s16_s8(vzip1q_s8(r[0], r[1]));
+        const int16x8_t b = vreinterpretq_s16_s8(vzip2q_s8(r[0], r[1]));
+        const int16x8_t c = vreinterpretq_s16_s8(vzip1q_s8(r[2], r[3]));
+        const int16x8_t e = vreinterpretq_s16_s8(vzip2q_s8(r[2], r[3]));
         const int8x16_t qb = vreinterpretq_s8_s32(vdupq_n_s32(q4));
         s.a[0] = vdotq_s32(s.a[0], vreinterpretq_s8_s16(vzip1q_s16(a, c)), qb);
         s.a[1] = vdotq_s32(s.a[1], vreinterpretq_s8_s16(vzip2q_s16(a, c)), qb);

@@ -175,7 +175,8 @@ struct lanes8 : unmasked {
     static void store_i8(std::int8_t* p, vec v, mask) noexcept { store8_int8(p, v); }
     static void store_i16(std::int16_t* p, vec v, mask) noexcept {
         // lanes 0-3 and 4-7 sit in the two halves; the signed pack is exact within int16
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), w);
     }
     static void store_i32(std::int32_t* p, vec v, mask) noexcept {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
@@ -208,7 +209,9 @@ struct lanes8 : unmasked {
     static vec shl64(vec v) noexcept { return _mm256_slli_epi64(v, Count); }
     template <int Count>
     static vec srl64(vec v) noexcept { return _mm256_srli_epi64(v, Count); }
-    static vec join_high(vec even, vec odd) noexcept { return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xaa); }
+    static vec join_high(vec even, vec odd) noexcept {
+        return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xaa);
+    }
     // Attention context (simd/attention_int8.hpp): 16-bit pairs (a value of key j, one of key
     // j + 1) times a probability pair, added pairwise into 32-bit lanes.
     static vec load_pair_rows(const std::int8_t* r0, const std::int8_t* r1, mask) noexcept {

@@ -85,7 +85,6 @@ inline std::int32_t hmax16(__m512i v) noexcept {
     return reduce16(v, [](__m512i a, __m512i b) { return _mm512_maskz_max_epi32(all16, a, b); });
 }
 
-
 // The exponential's table, entries 0..255 in eight vectors of 32, loaded once per call.
 struct exp2_table16 {
     __m512i part[8];
@@ -254,7 +253,8 @@ struct scores_avx512 {
         const __m512i flip = _mm512_set1_epi8(-128);
         __m512i r[4];
         for (int i = 0; i < 4; ++i)
-            r[i] = i < left ? _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, k + i * stride), flip) : _mm512_setzero_si512();
+            r[i] = i < left ? _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, k + i * stride), flip)
+                            : _mm512_setzero_si512();
         const __m512i a = _mm512_unpacklo_epi8(r[0], r[1]), b = _mm512_unpackhi_epi8(r[0], r[1]);
         const __m512i c = _mm512_unpacklo_epi8(r[2], r[3]), e = _mm512_unpackhi_epi8(r[2], r[3]);
         const __m512i qb = _mm512_set1_epi32(q4);
@@ -270,9 +270,11 @@ struct scores_avx512 {
                       u1 = _mm512_maskz_shuffle_i32x4(all16, s.a[2], s.a[3], 0x44);
         const __m512i u2 = _mm512_maskz_shuffle_i32x4(all16, s.a[0], s.a[1], 0xee),
                       u3 = _mm512_maskz_shuffle_i32x4(all16, s.a[2], s.a[3], 0xee);
-        const __m512i o[4] = {_mm512_maskz_shuffle_i32x4(all16, u0, u1, 0x88), _mm512_maskz_shuffle_i32x4(all16, u0, u1, 0xdd),
-                              _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0x88), _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0xdd)};
-        for (int u = 0; u < 4 && 16 * u < left; ++u) _mm512_mask_storeu_epi32(out + 16 * u, mask16(left - 16 * u), o[u]);
+        const __m512i o[4] = {
+            _mm512_maskz_shuffle_i32x4(all16, u0, u1, 0x88), _mm512_maskz_shuffle_i32x4(all16, u0, u1, 0xdd),
+            _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0x88), _mm512_maskz_shuffle_i32x4(all16, u2, u3, 0xdd)};
+        for (int u = 0; u < 4 && 16 * u < left; ++u)
+            _mm512_mask_storeu_epi32(out + 16 * u, mask16(left - 16 * u), o[u]);
     }
 };
 

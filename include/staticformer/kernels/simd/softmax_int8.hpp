@@ -100,8 +100,10 @@ inline std::int32_t exponentials(std::int32_t* s, int n, std::int32_t max, math:
     typename V::vec sumv = V::set1(0);
     const mask all = V::full();
     int j = 0;
-    for (; j + 4 * L <= n; j += 4 * L) sumv = V::add(sumv, exponential_vectors<V, 4>(s + j, {all, all, all, all}, maxv, m, p, table));
-    for (; j + 2 * L <= n; j += 2 * L) sumv = V::add(sumv, exponential_vectors<V, 2>(s + j, {all, all}, maxv, m, p, table));
+    for (; j + 4 * L <= n; j += 4 * L)
+        sumv = V::add(sumv, exponential_vectors<V, 4>(s + j, {all, all, all, all}, maxv, m, p, table));
+    for (; j + 2 * L <= n; j += 2 * L)
+        sumv = V::add(sumv, exponential_vectors<V, 2>(s + j, {all, all}, maxv, m, p, table));
     const int done = j + each_block<V>(n - j, [&](int i, mask live) {
         sumv = V::add(sumv, exponential_vectors<V, 1>(s + j + i, {live}, maxv, m, p, table));
     });
@@ -144,7 +146,8 @@ inline void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplie
         std::int64_t reciprocal[block];
         for (int r = 0; r < b; ++r) max[r] = row_max<V>(s + (r0 + r) * Stride, n);
         for (int r = 0; r < b; ++r)
-            reciprocal[r] = reference::softmax_reciprocal(exponentials<V>(s + (r0 + r) * Stride, n, max[r], logits, table));
+            reciprocal[r] =
+                reference::softmax_reciprocal(exponentials<V>(s + (r0 + r) * Stride, n, max[r], logits, table));
         for (int r = 0; r < b; ++r) probabilities<V>(s + (r0 + r) * Stride, n, reciprocal[r], p + (r0 + r) * Stride);
     }
 }
