@@ -50,7 +50,7 @@
 #elif defined(__aarch64__)
 #define STATICFORMER_TARGET_NAME "AArch64"
 #elif defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
-#define STATICFORMER_TARGET_NAME "Arm M-profile without the DSP extension (Cortex-M0 / M0+ / M3 / M23)"
+#define STATICFORMER_TARGET_NAME "Arm M-profile (Cortex-M)"
 #elif defined(__arm__)
 #define STATICFORMER_TARGET_NAME "32-bit Arm A/R-profile"
 #elif defined(__riscv)

@@ -22,6 +22,11 @@ inline std::int32_t load_partial4(const std::int8_t* p, int n) noexcept {
     return load4(b);
 }
 
+// q[d..d+3] as four bytes, zero beyond n: the query's four values of a four-row score step.
+inline std::int32_t load4_within(const std::int8_t* q, int d, int n) noexcept {
+    return d + 4 <= n ? load4(q + d) : load_partial4(q + d, n - d);
+}
+
 // Instruction sets without masked loads: partial vectors go to the reference's per-output routine.
 struct unmasked {
     static constexpr bool masked = false;

@@ -108,7 +108,7 @@ struct scores_sdot : scores_neon_common {
     static constexpr int rows = 4;
     template <int HeadDim>
     static std::int32_t query(const std::int8_t* q, int d) noexcept {
-        return d + 4 <= HeadDim ? load4(q + d) : load_partial4(q + d, HeadDim - d);
+        return load4_within(q, d, HeadDim);
     }
     static acc step(acc s, const std::int8_t* k, int stride, int left, std::int32_t q4, mask) noexcept {
         int8x16_t r[4];

@@ -246,7 +246,7 @@ struct scores_avx512 {
     }
     template <int HeadDim>
     static std::int32_t query(const std::int8_t* q, int d) noexcept {
-        return d + 4 <= HeadDim ? load4(q + d) : load_partial4(q + d, HeadDim - d);
+        return load4_within(q, d, HeadDim);
     }
     // acc + rows d..d+3 of the keys (k, `stride` apart; rows >= left are zero) times q4.
     static acc step(acc s, const std::int8_t* k, int stride, int left, std::int32_t q4, mask m) noexcept {
