@@ -11,7 +11,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEMO_PACKAGES = cmake make g++ libxsimd-dev
 CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu qemu-user \
 	gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
-TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang python3 python3-torch python3-numpy \
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang python3 python3-torch python3-torchvision python3-numpy \
 	$(CROSS_PACKAGES)
 
 .PHONY: demo test cross-test host-test bench footprint deps-demo deps-test goldens demo-model clean

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/cases.hpp"
+#include "common/compare.hpp"
 
 namespace {
 
@@ -106,7 +107,12 @@ TEST(Blob, EachFieldHasItsStatus) {
         std::uint32_t v;
         std::memcpy(&v, b.bytes + field, 4);
         b.set<std::uint32_t>(field, v + 1);
-        EXPECT_EQ(b.load(), sf::status::blob_config_mismatch) << "field at " << field;
+        // No encoder weight depends on seq_len (offset 28): any length but 0 loads.
+        EXPECT_EQ(b.load(), field == 28 ? sf::status::ok : sf::status::blob_config_mismatch) << "field at " << field;
+        if (field == 28) {
+            b.set<std::uint32_t>(field, 0);
+            EXPECT_EQ(b.load(), sf::status::blob_config_mismatch);
+        }
     }
     {
         blob_buffer b;
@@ -155,9 +161,26 @@ TEST(Blob, WrongConfigurationIsRefused) {
     using other = sf::encoder_config<24, 3, 40, 7, 2, sf::pre_norm, sf::relu, sf::final_norm>;
     const sf::encoder_weights<other, sf::f32>* w = nullptr;
     EXPECT_EQ((sf::load_blob<other, sf::f32>(b.bytes, blob_size, w)), sf::status::blob_config_mismatch);
-    using longer = sf::encoder_config<24, 3, 40, 8, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
-    const sf::encoder_weights<longer, sf::f32>* w2 = nullptr;
-    EXPECT_EQ((sf::load_blob<longer, sf::f32>(b.bytes, blob_size, w2)), sf::status::blob_config_mismatch);
+    using causal = sf::encoder_config<24, 3, 40, 7, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::causal>;
+    const sf::encoder_weights<causal, sf::f32>* w2 = nullptr;
+    EXPECT_EQ((sf::load_blob<causal, sf::f32>(b.bytes, blob_size, w2)), sf::status::blob_config_mismatch);
+}
+
+// The weights do not depend on seq_len: a blob exported for one length runs a build with
+// another, and gives the same rows for the same valid input.
+TEST(Blob, AnySequenceLengthLoads) {
+    static blob_buffer b;
+    using longer = sf::encoder_config<24, 3, 40, 12, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
+    const sf::encoder_weights<longer, sf::f32>* w = nullptr;
+    ASSERT_EQ((sf::load_blob<longer, sf::f32>(b.bytes, blob_size, w)), sf::status::ok);
+    static sf::workspace<cfg> ws;
+    static sf::workspace<longer> ws_long;
+    const std::vector<float> x = make_input<cfg>(input_kind::normal);
+    std::vector<float> x_long(std::size_t(longer::seq_len) * longer::d_model, 0.0f), y(x.size()), y_long(x_long.size());
+    std::copy(x.begin(), x.end(), x_long.begin());
+    ASSERT_EQ(sf::forward<sf::reference>(weights_for<cfg>(), ws, x.data(), y.data(), 5), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(*w, ws_long, x_long.data(), y_long.data(), 5), sf::status::ok);
+    EXPECT_TRUE(bit_equal(y.data(), y_long.data(), std::size_t(5) * cfg::d_model));
 }
 
 TEST(Blob, MisalignedIsRefusedNotCopied) {

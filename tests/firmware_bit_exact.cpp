@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "common/cases.hpp"
+#include "common/model_cases.hpp"
 
 // On cores with the DSP extension the cortex_m_dsp backend (int8 linear layers with SMLAD) is
 // the default backend, and is checked here too.
@@ -42,38 +43,63 @@ const embedded_golden* find_golden(const std::string& name) {
 
 int checked = 0;
 
+// Runs one pass (`run(status&)` returns its output bytes) under the instruction counter and
+// compares it with the embedded golden `file` of `bytes` bytes.
+template <class Run>
+bool check_output(const std::string& file, std::size_t bytes, const char* label, Run run) {
+    const embedded_golden* g = find_golden(file);
+    if (g == nullptr || g->size != bytes) {
+        std::printf("FAIL %s: no embedded golden of the right size\n", file.c_str());
+        return false;
+    }
+#ifdef SF_HAVE_COUNTER
+    sf_port_counter_start();
+#endif
+    sf::status s;
+    const std::vector<unsigned char> y = run(s);
+#ifdef SF_HAVE_COUNTER
+    const unsigned long long count = sf_port_counter_read();
+#else
+    const unsigned long long count = 0;
+#endif
+    if (s != sf::status::ok || y.size() != g->size || std::memcmp(y.data(), g->data, g->size) != 0) {
+        std::size_t i = 0;
+        while (i < y.size() && i < g->size && y[i] == g->data[i]) ++i;
+        std::printf("FAIL %s: status %s, first differing byte %d\n", file.c_str(), sf::to_string(s), int(i));
+        return false;
+    }
+    std::printf("ok   %-32s %12llu instructions%s\n", file.c_str(), count, label);
+    ++checked;
+    return true;
+}
+
+// <case>_<precision>_<valid_len>_<input>.bin
+template <class P>
+std::string golden_name(const char* name, int n, input_kind kind) {
+    return output_file("", name, precision_name<P>, n, kind).substr(1);  // no leading '/'
+}
+
 template <class Cfg, class P, class Backend = sf::reference>
 bool check_case(const char* name, const char* backend = "") {
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
-        for (int n : valid_lens<Cfg>()) {
-            const std::string file = output_file("", name, precision_name<P>, n, kind).substr(1);  // no leading '/'
-            const embedded_golden* g = find_golden(file);
-            const std::size_t bytes = std::size_t(Cfg::seq_len) * Cfg::d_model * (std::is_same<P, sf::int8>::value ? 1 : 4);
-            if (g == nullptr || g->size != bytes) {
-                std::printf("FAIL %s: no embedded golden of the right size\n", file.c_str());
+    weights_for<Cfg, P>();  // quantisation (int8) is not part of the count
+    const std::size_t bytes = std::size_t(Cfg::seq_len) * Cfg::d_model * (std::is_same<P, sf::int8>::value ? 1 : 4);
+    for (input_kind kind : {input_kind::normal, input_kind::large})
+        for (int n : valid_lens<Cfg>())
+            if (!check_output(golden_name<P>(name, n, kind), bytes, backend,
+                              [&](sf::status& s) { return output_bytes<Cfg, P, Backend>(kind, n, s); }))
                 return false;
-            }
-            weights_for<Cfg, P>();  // quantisation (int8) is not part of the count
-#ifdef SF_HAVE_COUNTER
-            sf_port_counter_start();
-#endif
-            sf::status s;
-            const std::vector<unsigned char> y = output_bytes<Cfg, P, Backend>(kind, n, s);
-#ifdef SF_HAVE_COUNTER
-            const unsigned long long count = sf_port_counter_read();
-#else
-            const unsigned long long count = 0;
-#endif
-            if (s != sf::status::ok || std::memcmp(y.data(), g->data, g->size) != 0) {
-                std::size_t i = 0;
-                while (i < y.size() && y[i] == g->data[i]) ++i;
-                std::printf("FAIL %s: status %s, first differing byte %d\n", file.c_str(), sf::to_string(s), int(i));
+    return true;
+}
+
+// A whole model (model_cases.hpp) through the default backend.
+template <class M, class P>
+bool check_model(const char* name) {
+    model_weights_for<M, P>();
+    for (input_kind kind : {input_kind::normal, input_kind::large})
+        for (int n : model_valid_lens<M>())
+            if (!check_output(golden_name<P>(name, n, kind), M::output_values * sizeof(float), "  (model)",
+                              [&](sf::status& s) { return model_output_bytes<M, P, sf::default_backend>(kind, n, s); }))
                 return false;
-            }
-            std::printf("ok   %-32s %12llu instructions%s\n", file.c_str(), count, backend);
-            ++checked;
-        }
-    }
     return true;
 }
 
@@ -97,6 +123,11 @@ int main() {
     if (!check_dsp<name>(#name)) return 1;
     STATICFORMER_TEST_CASES(CHECK_CASE)
 #undef CHECK_CASE
-    std::printf("%d passed, 0 failed: reference outputs (f32, f16 and int8 weights) bit-identical to the host's\n", checked);
+#define CHECK_MODEL(name)                                 \
+    if (!check_model<name, sf::f32>(#name)) return 1; \
+    if (!check_model<name, sf::f16>(#name)) return 1;
+    STATICFORMER_MODEL_CASES(CHECK_MODEL)
+#undef CHECK_MODEL
+    std::printf("%d passed, 0 failed: reference outputs (f32, f16 and int8 weights; models) bit-identical to the host's\n", checked);
     return 0;
 }

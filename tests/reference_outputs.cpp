@@ -1,4 +1,5 @@
-// Writes the reference backend's outputs for every test case and weight precision (f32; f16:
+// Writes the reference backend's outputs for every test case (encoders; models: f32 and f16)
+// and weight precision (f32; f16:
 // the same weights rounded to binary16; int8: the same weights quantised), one file per case,
 // precision, valid_len and input: <case>_<precision>_<valid_len>_<input>.bin. Built once with
 // the baseline flags (no -march, -ffp-contract=off); every other build and target must
@@ -7,6 +8,7 @@
 
 #include "common/cases.hpp"
 #include "common/files.hpp"
+#include "common/model_cases.hpp"
 
 namespace {
 
@@ -29,6 +31,21 @@ void write_case(const std::string& dir, const char* name) {
     }
 }
 
+template <class M, class P>
+void write_model_case(const std::string& dir, const char* name) {
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        for (int n : model_valid_lens<M>()) {
+            sf::status s;
+            const std::vector<unsigned char> y = model_output_bytes<M, P, sf::reference>(kind, n, s);
+            const std::string path = output_file(dir, name, precision_name<P>, n, kind);
+            if (s != sf::status::ok || !write_file(path, y.data(), y.size())) {
+                std::fprintf(stderr, "failed: %s (%s)\n", path.c_str(), sf::to_string(s));
+                ++failures;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,6 +59,11 @@ int main(int argc, char** argv) {
     write_case<name, sf::int8>(argv[1], #name);
     STATICFORMER_TEST_CASES(WRITE_CASE)
 #undef WRITE_CASE
+#define WRITE_MODEL_CASE(name)                       \
+    write_model_case<name, sf::f32>(argv[1], #name); \
+    write_model_case<name, sf::f16>(argv[1], #name);
+    STATICFORMER_MODEL_CASES(WRITE_MODEL_CASE)
+#undef WRITE_MODEL_CASE
     std::printf("reference outputs written to %s (%d failures)\n", argv[1], failures);
     return failures == 0 ? 0 : 1;
 }

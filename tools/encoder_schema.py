@@ -24,6 +24,7 @@ class EncoderSpec:
     activation: str = "relu"  # one of ACTIVATIONS
     final_norm: bool = False
     eps: float = DEFAULT_EPS
+    causal: bool = False  # row i attends to rows 0..i (staticformer::causal)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ def option_tags(spec: EncoderSpec) -> List[str]:
         tags.append(f"staticformer::{spec.activation}")
     if spec.final_norm:
         tags.append("staticformer::final_norm")
+    if spec.causal:
+        tags.append("staticformer::causal")
     return tags
 
 

@@ -33,6 +33,7 @@ The output is deterministic: running it twice gives byte-identical files.
 """
 
 import argparse
+from copy import deepcopy
 import functools
 import subprocess
 import sys
@@ -49,6 +50,8 @@ from torch import nn
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
+import model_export  # noqa: E402
+from staticformer_torch import TransformerClassifier  # noqa: E402
 from encoder_schema import REFERENCE_CONFIGS, EncoderSpec  # noqa: E402
 
 
@@ -169,6 +172,160 @@ def parity_configs_text() -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---- whole models (tools/model_export.py): OUT/models/<name>/ ------------------------------------
+#   model.sfwm, model_f16.sfwm   the exporter's model blobs (f32, f16)
+#   input.bin                    int32 token ids [tokens], or float32 features / image
+#   expected.bin                 float32 torch output: logits, the pooled row, or the sequence
+#                                (padded rows 0)
+#   expected_f16.bin             the same model with every parameter rounded to binary16
+#   valid_len.txt                input tokens given (an image: all its patches)
+#   model.hpp                    the exporter's header (MODEL_HEADERS)
+# and OUT/models/model_configs.hpp: golden_models::<name>_config, STATICFORMER_GOLDEN_MODELS(X).
+
+@dataclass(frozen=True)
+class ModelGolden:
+    name: str
+    kind: str         # "vit" (torchvision) or "classifier" (staticformer_torch)
+    args: dict        # constructor arguments
+    valid_len: int    # input tokens given
+    seed: int
+    export_from: str  # "module" or "state_dict"
+
+
+MODEL_GOLDENS = [
+    ModelGolden("vit_tv", "vit", dict(image_size=8, patch_size=2, num_layers=2, num_heads=4, hidden_dim=32,
+                                      mlp_dim=48, num_classes=10), 16, 11, "module"),
+    ModelGolden("vit_odd", "vit", dict(image_size=12, patch_size=4, num_layers=1, num_heads=5, hidden_dim=20,
+                                       mlp_dim=36, num_classes=3), 9, 12, "state_dict"),
+    ModelGolden("tokens_causal", "classifier", dict(d_model=24, heads=3, d_ff=40, layers=2, seq_len=12,
+                                                    input="tokens", vocab=17, scale_embedding=True,
+                                                    positions="sinusoidal", embedding_norm=True, pooling="mean",
+                                                    classes=5, activation="gelu", causal=True), 7, 13, "module"),
+    ModelGolden("features_cls", "classifier", dict(d_model=16, heads=2, d_ff=30, layers=2, seq_len=9,
+                                                   input="features", features=5, positions="learned",
+                                                   cls_token=True, pooling="cls", classes=3, norm_first=True,
+                                                   final_norm=True, eps=1e-6), 5, 14, "state_dict"),
+    ModelGolden("features_seq", "classifier", dict(d_model=12, heads=3, d_ff=20, layers=1, seq_len=7,
+                                                   input="features", features=6, positions="sinusoidal",
+                                                   pooling="none", activation="gelu_tanh"), 4, 15, "module"),
+    ModelGolden("patches_mean", "classifier", dict(d_model=8, heads=2, d_ff=16, layers=2, seq_len=4,
+                                                   input="patches", image=(1, 6, 6), patch=3,
+                                                   positions="learned", pooling="mean", classes=2,
+                                                   final_norm=True), 4, 16, "module"),
+]
+MODEL_HEADERS = ("vit_tv", "tokens_causal")
+
+
+def build_model(g: ModelGolden) -> nn.Module:
+    """A seeded model with every parameter drawn (no zero CLS token, positions or head)."""
+    torch.manual_seed(g.seed)
+    if g.kind == "vit":
+        import torchvision  # noqa: E402  (only the ViT goldens need it)
+        model = torchvision.models.VisionTransformer(**g.args)
+    else:
+        model = TransformerClassifier(**g.args)
+    gammas = {id(m.weight) for m in model.modules() if isinstance(m, nn.LayerNorm)}
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if id(p) in gammas:
+                p.uniform_(0.5, 1.5)
+            elif p.dim() >= 2 and "pos" not in name and "embedding." not in name:
+                nn.init.xavier_uniform_(p)
+            else:
+                p.normal_(0.0, 0.5)
+    return model.eval()
+
+
+def model_input(g: ModelGolden, model: nn.Module) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(g.seed)
+    if g.kind == "vit":
+        side = g.args["image_size"]
+        return torch.randn(1, 3, side, side, generator=gen)
+    c = model.config
+    tokens = c.seq_len - int(c.cls_token)
+    if c.input == "tokens":
+        return torch.randint(0, c.vocab, (1, tokens), generator=gen)
+    if c.input == "features":
+        return torch.randn(1, tokens, c.features, generator=gen)
+    return torch.randn(1, *c.image, generator=gen)
+
+
+def run_model(g: ModelGolden, model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        if g.kind == "vit" or model.config.input == "patches":
+            return model(x)
+        return model(x, torch.tensor([g.valid_len]))
+
+
+def rounded_to_f16(model: nn.Module) -> nn.Module:
+    copy = deepcopy(model)
+    with torch.no_grad():
+        for p in copy.parameters():
+            p.copy_(p.to(torch.float16).to(torch.float32))
+    return copy
+
+
+def export_model_golden(g: ModelGolden, model: nn.Module, out: Path, tmp: Path, precision: str) -> None:
+    stem = "model" if precision == "f32" else f"model_{precision}"
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--name", g.name, "--blob", str(out / f"{stem}.sfwm")]
+    if precision != "f32":
+        cmd += ["--precision", precision]
+    if precision == "f32" and g.name in MODEL_HEADERS:
+        cmd += ["--header", str(out / "model.hpp")]
+    if g.export_from == "module":
+        torch.save(model, tmp / "model.pt")
+        cmd += ["--module", str(tmp / "model.pt")]
+    else:
+        torch.save(model.state_dict(), tmp / "state_dict.pt")
+        cmd += ["--state-dict", str(tmp / "state_dict.pt")]
+        if g.kind == "vit":
+            cmd += ["--heads", str(g.args["num_heads"])]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def model_configs_text(specs) -> str:
+    lines = [
+        "// Configurations of the PyTorch model goldens in this directory, generated by",
+        "// tools/make_goldens.py. golden_models::<name>_config is the model_config of <name>/model.sfwm;",
+        "// STATICFORMER_GOLDEN_MODELS(X) expands X(<name>) once per model.",
+        "#pragma once",
+        "",
+        "#include <staticformer/model_config.hpp>",
+        "",
+        "namespace golden_models {",
+    ]
+    for name, spec in specs:
+        lines.append(export_pytorch.config_using(f"{name}_encoder", spec.encoder))
+        lines.append(f"using {name}_config = {model_export.model_config_type(name, spec)};")
+    lines += ["}  // namespace golden_models", "", "#define STATICFORMER_GOLDEN_MODELS(X) \\"]
+    lines += [f"    X({name})" + (" \\" if i + 1 < len(specs) else "") for i, (name, _) in enumerate(specs)]
+    return "\n".join(lines) + "\n"
+
+
+def make_model_goldens(root: Path, tmp: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    specs = []
+    for g in MODEL_GOLDENS:
+        model = build_model(g)
+        x = model_input(g, model)
+        out = root / g.name
+        out.mkdir(exist_ok=True)
+        export_model_golden(g, model, out, tmp, "f32")
+        export_model_golden(g, model, out, tmp, "f16")
+        y, y16 = run_model(g, model, x), run_model(g, rounded_to_f16(model), x)
+        if x.dtype == torch.int64:
+            (out / "input.bin").write_bytes(x.numpy().astype("<i4").tobytes())
+        else:
+            write_f32(out / "input.bin", x)
+        write_f32(out / "expected.bin", y)
+        write_f32(out / "expected_f16.bin", y16)
+        (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
+        spec = model_export.extract_vit(model)[0] if g.kind == "vit" else model_export.classifier_spec(model.config)
+        specs.append((g.name, spec))
+        print(f"{g.name:22s} {model_export.describe(spec)}  valid {g.valid_len}  max|y| {float(y.abs().max()):.4f}")
+    (root / "model_configs.hpp").write_text(model_configs_text(specs))
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description="Generate PyTorch goldens for the parity tests.")
     p.add_argument("--out", type=Path, default=TOOLS.parent / "tests" / "golden",
@@ -200,6 +357,8 @@ def main() -> int:
             print(f"{g.name:22s} {export_pytorch.describe(s)}  valid_len {g.valid_len}  "
                   f"max|y| {float(y.abs().max()):.4f}")
     (args.out / "parity_configs.hpp").write_text(parity_configs_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        make_model_goldens(args.out / "models", Path(tmp))
     return 0
 
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "model_weights.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 #include "weights_int8.hpp"
@@ -24,8 +25,8 @@ namespace staticformer {
 //     8     4  header size in bytes (64)
 //    12     4  byte-order mark 0x01020304 as written by the producer
 //    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each)
-//    36     4  options: bit 0 pre_norm, bit 1 final_norm, bits 4..7 activation (0 relu,
-//              1 gelu, 2 gelu_tanh)
+//    36     4  options: bit 0 pre_norm, bit 1 final_norm, bit 2 causal, bits 4..7 activation
+//              (0 relu, 1 gelu, 2 gelu_tanh)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits)
 //    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
 //              (f16) values, or the int8 layout of weights_int8.hpp, little-endian
@@ -43,13 +44,15 @@ constexpr bool reads_version(std::uint32_t v) noexcept {
 constexpr std::size_t header_bytes = 64;
 constexpr std::uint32_t byte_order_mark = 0x01020304u;
 constexpr char magic[4] = {'S', 'F', 'W', 'B'};
+constexpr char model_magic[4] = {'S', 'F', 'W', 'M'};  // a model blob (model_header below)
 
 template <class P>
 constexpr std::uint32_t precision_code = std::is_same<P, f32>::value ? 0u : std::is_same<P, f16>::value ? 1u : 2u;
 
 template <class Cfg>
 constexpr std::uint32_t options_code =
-    (Cfg::norm_first ? 1u : 0u) | (Cfg::has_final_norm ? 2u : 0u) | (std::uint32_t(Cfg::activation) << 4);
+    (Cfg::norm_first ? 1u : 0u) | (Cfg::has_final_norm ? 2u : 0u) | (Cfg::is_causal ? 4u : 0u) |
+    (std::uint32_t(Cfg::activation) << 4);
 
 inline std::uint32_t crc32(const unsigned char* p, std::size_t n, std::uint32_t crc = 0) noexcept {
     crc = ~crc;
@@ -78,12 +81,12 @@ static_assert(sizeof(header) == header_bytes, "blob header layout");
 template <class Cfg, class P>
 constexpr std::size_t size = header_bytes + sizeof(encoder_weights<Cfg, P>);
 
-template <class Cfg, class P>
-inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
-    header h{};
-    std::memcpy(h.magic, magic, 4);
-    h.version = version;
-    h.header_bytes = header_bytes;
+// The fields both headers share (bytes [0, 56)), for an encoder Cfg with P weights of `bytes`.
+template <class Cfg, class P, class Header>
+inline void fill_common(Header& h, const char (&kind)[4], std::uint32_t v, std::size_t bytes) noexcept {
+    std::memcpy(h.magic, kind, 4);
+    h.version = v;
+    h.header_bytes = sizeof(Header);
     h.byte_order = byte_order_mark;
     h.d_model = Cfg::d_model;
     h.heads = Cfg::heads;
@@ -93,10 +96,53 @@ inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
     h.options = options_code<Cfg>;
     std::memcpy(&h.eps_bits, &Cfg::eps, 4);
     h.precision = precision_code<P>;
-    h.payload_bytes = sizeof(w);
+    h.payload_bytes = bytes;
+}
+
+// Checks of the shared fields after the magic: byte order, header CRC, version, encoder,
+// precision. seq_len is not compared: no encoder weight depends on it, so a blob exported for
+// one sequence length serves a build with any other (learned positions: load_blob of models).
+template <class Cfg, class P, class Header>
+inline status check_common(const Header& h, const unsigned char* bytes, bool version_read) noexcept {
+    if (h.byte_order != byte_order_mark) {
+        const std::uint32_t swapped = 0x04030201u;
+        return h.byte_order == swapped ? status::blob_bad_endianness : status::blob_bad_magic;
+    }
+    if (h.header_crc != crc32(bytes, offsetof(Header, header_crc))) return status::blob_bad_checksum;
+    if (!version_read || h.header_bytes != sizeof(Header)) return status::blob_bad_version;
+    std::uint32_t eps_bits;
+    std::memcpy(&eps_bits, &Cfg::eps, 4);
+    if (h.d_model != std::uint32_t(Cfg::d_model) || h.heads != std::uint32_t(Cfg::heads) ||
+        h.d_ff != std::uint32_t(Cfg::d_ff) || h.seq_len == 0 || h.layers != std::uint32_t(Cfg::layers) ||
+        h.options != options_code<Cfg> || h.eps_bits != eps_bits)
+        return status::blob_config_mismatch;
+    if (h.precision != precision_code<P>) return status::blob_precision_mismatch;
+    return status::ok;
+}
+
+// h with the CRCs of the payload w and of itself.
+template <class Header, class W>
+inline Header sealed(Header h, const W& w) noexcept {
     h.payload_crc = crc32(reinterpret_cast<const unsigned char*>(&w), sizeof(w));
-    h.header_crc = crc32(reinterpret_cast<const unsigned char*>(&h), offsetof(header, header_crc));
+    h.header_crc = crc32(reinterpret_cast<const unsigned char*>(&h), offsetof(Header, header_crc));
     return h;
+}
+
+// The header h, then the bytes of w, into dst (capacity bytes).
+template <class Header, class W>
+inline status write(const Header& h, const W& w, void* dst, std::size_t capacity) noexcept {
+    if (dst == nullptr) return status::null_pointer;
+    if (capacity < sizeof h + sizeof w) return status::blob_too_small;
+    std::memcpy(dst, &h, sizeof h);
+    std::memcpy(static_cast<unsigned char*>(dst) + sizeof h, &w, sizeof w);
+    return status::ok;
+}
+
+template <class Cfg, class P>
+inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
+    header h{};
+    fill_common<Cfg, P>(h, magic, version, sizeof(w));
+    return sealed(h, w);
 }
 
 }  // namespace blob
@@ -104,12 +150,7 @@ inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
 // Writes the blob of `w` into dst (capacity bytes). Returns blob_too_small if it does not fit.
 template <class Cfg, class P>
 inline status write_blob(const encoder_weights<Cfg, P>& w, void* dst, std::size_t capacity) noexcept {
-    if (dst == nullptr) return status::null_pointer;
-    if (capacity < blob::size<Cfg, P>) return status::blob_too_small;
-    const blob::header h = blob::make_header(w);
-    std::memcpy(dst, &h, sizeof h);
-    std::memcpy(static_cast<unsigned char*>(dst) + blob::header_bytes, &w, sizeof w);
-    return status::ok;
+    return blob::write(blob::make_header(w), w, dst, capacity);
 }
 
 // Validates a blob against Cfg and P and, on success, points `out` at the weights inside it
@@ -124,20 +165,10 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
     const auto* bytes = static_cast<const unsigned char*>(data);
     blob::header h;
     std::memcpy(&h, bytes, sizeof h);
+    if (std::memcmp(h.magic, blob::model_magic, 4) == 0) return status::blob_kind_mismatch;
     if (std::memcmp(h.magic, blob::magic, 4) != 0) return status::blob_bad_magic;
-    if (h.byte_order != blob::byte_order_mark) {
-        const std::uint32_t swapped = 0x04030201u;
-        return h.byte_order == swapped ? status::blob_bad_endianness : status::blob_bad_magic;
-    }
-    if (h.header_crc != blob::crc32(bytes, offsetof(blob::header, header_crc))) return status::blob_bad_checksum;
-    if (!blob::reads_version<P>(h.version) || h.header_bytes != blob::header_bytes) return status::blob_bad_version;
-    std::uint32_t eps_bits;
-    std::memcpy(&eps_bits, &Cfg::eps, 4);
-    if (h.d_model != std::uint32_t(Cfg::d_model) || h.heads != std::uint32_t(Cfg::heads) ||
-        h.d_ff != std::uint32_t(Cfg::d_ff) || h.seq_len != std::uint32_t(Cfg::seq_len) ||
-        h.layers != std::uint32_t(Cfg::layers) || h.options != blob::options_code<Cfg> || h.eps_bits != eps_bits)
-        return status::blob_config_mismatch;
-    if (h.precision != blob::precision_code<P>) return status::blob_precision_mismatch;
+    const status common = blob::check_common<Cfg, P>(h, bytes, blob::reads_version<P>(h.version));
+    if (common != status::ok) return common;
     if (h.payload_bytes != sizeof(weights)) return status::blob_bad_size;
     if (size - blob::header_bytes < sizeof(weights)) return status::blob_too_small;
     const unsigned char* payload = bytes + blob::header_bytes;
@@ -145,6 +176,133 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
     if (reinterpret_cast<std::uintptr_t>(payload) % alignof(weights) != 0) return status::blob_misaligned;
     if constexpr (std::is_same<P, int8>::value)
         if (!is_valid(*reinterpret_cast<const weights*>(payload))) return status::blob_bad_quantization;
+    out = reinterpret_cast<const weights*>(payload);
+    return status::ok;
+}
+
+// ---- model blobs (.sfwm) -------------------------------------------------------------------
+// A model_weights<model_cfg, P> (model_weights.hpp) behind a 128-byte header, little-endian:
+//
+//   off  size  field
+//     0    56  as the encoder blob's header above, with magic "SFWM" and version 1
+//    56     4  input kind (0 tokens, 1 features, 2 patches)
+//    60    24  vocab, features per token (patches: channels * patch^2), channels, height, width, patch
+//    84     4  model options: bit 0 scale_embedding, bit 1 cls_token, bit 2 embedding_norm,
+//              bits 4..5 positions (0 none, 1 sinusoidal, 2 learned), bits 8..9 pooling (0 none,
+//              1 cls, 2 mean)
+//    88     4  classes (0: no head)
+//    92     4  rows of learned positions in the payload (0 without them)
+//    96    24  reserved, zero
+//   120     4  CRC-32 of the payload
+//   124     4  CRC-32 of header bytes [0, 124)
+//
+// The payload is model_weights' bytes, the learned position table last with all its rows: a
+// blob with more rows than seq_len serves a build with a shorter sequence. Without learned
+// positions no weight depends on seq_len, and any seq_len loads.
+namespace blob {
+
+constexpr std::uint32_t model_version = 1;
+constexpr std::size_t model_header_bytes = 128;
+
+struct model_header {
+    char magic[4];
+    std::uint32_t version;
+    std::uint32_t header_bytes;
+    std::uint32_t byte_order;
+    std::uint32_t d_model, heads, d_ff, seq_len, layers;
+    std::uint32_t options;
+    std::uint32_t eps_bits;
+    std::uint32_t precision;
+    std::uint64_t payload_bytes;
+    std::uint32_t input_kind;
+    std::uint32_t vocab, features, channels, height, width, patch;
+    std::uint32_t model_options;
+    std::uint32_t classes;
+    std::uint32_t position_rows;
+    std::uint8_t reserved[24];
+    std::uint32_t payload_crc;
+    std::uint32_t header_crc;
+};
+static_assert(sizeof(model_header) == model_header_bytes, "model blob header layout");
+
+template <class M>
+constexpr std::uint32_t model_options_code = (M::scales_embedding ? 1u : 0u) | (M::has_cls ? 2u : 0u) |
+                                             (M::has_embedding_norm ? 4u : 0u) |
+                                             (std::uint32_t(M::positions) << 4) | (std::uint32_t(M::pooling) << 8);
+
+template <class M, class P>
+constexpr std::size_t model_size = model_header_bytes + sizeof(model_weights<M, P>);
+
+template <class M, class P>
+inline model_header make_model_header(const model_weights<M, P>& w) noexcept {
+    using Cfg = typename M::encoder;
+    using in = typename M::input_traits;
+    model_header h{};
+    fill_common<Cfg, P>(h, model_magic, model_version, sizeof(w));
+    h.input_kind = std::uint32_t(M::input);
+    h.vocab = in::vocab;
+    h.features = in::features;
+    h.channels = in::channels;
+    h.height = in::height;
+    h.width = in::width;
+    h.patch = in::patch;
+    h.model_options = model_options_code<M>;
+    h.classes = M::classes;
+    h.position_rows = M::positions == positions_kind::learned ? M::seq_len : 0;
+    return sealed(h, w);
+}
+
+}  // namespace blob
+
+// Writes the model blob of `w` into dst (capacity bytes).
+template <class M, class P>
+inline status write_blob(const model_weights<M, P>& w, void* dst, std::size_t capacity) noexcept {
+    return blob::write(blob::make_model_header(w), w, dst, capacity);
+}
+
+// Validates a model blob against M and P and, on success, points `out` at the weights inside it
+// (zero copy). On failure `out` is left untouched. Checks in order: the header (kind, magic, byte
+// order, CRC, version), the encoder, the precision, the input, the embedding (positions, CLS,
+// LayerNorm, scaling), the head, the payload's size, CRC and alignment.
+template <class M, class P>
+inline status load_blob(const void* data, std::size_t size, const model_weights<M, P>*& out) noexcept {
+    using weights = model_weights<M, P>;
+    using Cfg = typename M::encoder;
+    using in = typename M::input_traits;
+    static_assert(std::is_trivially_copyable<weights>::value && std::is_standard_layout<weights>::value,
+                  "weights must be plain data to be used in place");
+    constexpr bool learned = M::positions == positions_kind::learned;
+    static_assert(!learned || offsetof(weights, positions) + sizeof(weights::positions) == sizeof(weights),
+                  "learned positions end the weights");
+    if (data == nullptr) return status::null_pointer;
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    if (size >= 4 && std::memcmp(bytes, blob::magic, 4) == 0) return status::blob_kind_mismatch;
+    if (size < blob::model_header_bytes) return status::blob_too_small;
+    blob::model_header h;
+    std::memcpy(&h, bytes, sizeof h);
+    if (std::memcmp(h.magic, blob::model_magic, 4) != 0) return status::blob_bad_magic;
+    bool reserved_zero = true;
+    for (unsigned char b : h.reserved) reserved_zero = reserved_zero && b == 0;
+    const status common = blob::check_common<Cfg, P>(h, bytes, h.version == blob::model_version && reserved_zero);
+    if (common != status::ok) return common;
+    if (h.input_kind != std::uint32_t(M::input) || h.vocab != std::uint32_t(in::vocab) ||
+        h.features != std::uint32_t(in::features) || h.channels != std::uint32_t(in::channels) ||
+        h.height != std::uint32_t(in::height) || h.width != std::uint32_t(in::width) || h.patch != std::uint32_t(in::patch))
+        return status::blob_input_mismatch;
+    constexpr std::uint32_t expected = blob::model_options_code<M>, pooling_bits = 0x300u;
+    if ((h.model_options & ~pooling_bits) != (expected & ~pooling_bits) ||
+        (learned ? h.position_rows < std::uint32_t(M::seq_len) : h.position_rows != 0))
+        return status::blob_embedding_mismatch;
+    if ((h.model_options & pooling_bits) != (expected & pooling_bits) || h.classes != std::uint32_t(M::classes))
+        return status::blob_head_mismatch;
+    // Learned positions: the rows beyond seq_len follow the weights, unused.
+    const std::uint64_t extra =
+        learned ? std::uint64_t(h.position_rows - M::seq_len) * M::d_model * sizeof(typename weights::element) : 0;
+    if (h.payload_bytes != sizeof(weights) + extra) return status::blob_bad_size;
+    if (size - blob::model_header_bytes < h.payload_bytes) return status::blob_too_small;
+    const unsigned char* payload = bytes + blob::model_header_bytes;
+    if (h.payload_crc != blob::crc32(payload, std::size_t(h.payload_bytes))) return status::blob_bad_checksum;
+    if (reinterpret_cast<std::uintptr_t>(payload) % alignof(weights) != 0) return status::blob_misaligned;
     out = reinterpret_cast<const weights*>(payload);
     return status::ok;
 }

@@ -68,6 +68,9 @@ struct relu {};
 struct gelu {};        // exact GELU, x * Phi(x)
 struct gelu_tanh {};   // tanh approximation of GELU
 struct final_norm {};  // a LayerNorm after the last layer (TransformerEncoder(norm=...))
+// Row i attends to rows 0..i only, as torch's generate_square_subsequent_mask; the masked
+// scores are never computed.
+struct causal {};
 
 // LayerNorm epsilon = Mantissa * 10^Exponent10, e.g. layer_norm_eps<1, -6> is 1e-6.
 template <int Mantissa, int Exponent10>
@@ -129,7 +132,7 @@ template <class T>
 constexpr bool is_known_option =
     std::is_same<T, post_norm>::value || std::is_same<T, pre_norm>::value ||
     std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
-    std::is_same<T, gelu_tanh>::value || std::is_same<T, final_norm>::value ||
+    std::is_same<T, gelu_tanh>::value || std::is_same<T, final_norm>::value || std::is_same<T, causal>::value ||
     is_eps<T>::value || is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
@@ -164,13 +167,14 @@ struct encoder_config {
     static_assert(Heads <= 0 || DModel % Heads == 0, "d_model must be divisible by heads");
     static_assert((true && ... && detail::is_known_option<Options>),
                   "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, "
-                  "final_norm, layer_norm_eps<M, E> or tile_rows<N>");
+                  "final_norm, causal, layer_norm_eps<M, E> or tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
     static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
                           detail::count_of<gelu_tanh, Options...> <= 1,
                   "choose at most one activation: relu, gelu or gelu_tanh");
     static_assert(detail::count_of<final_norm, Options...> <= 1, "final_norm given twice");
+    static_assert(detail::count_of<causal, Options...> <= 1, "causal given twice");
     static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
                   "layer_norm_eps given twice");
     static_assert((0 + ... + int(detail::is_tile<Options>::value)) <= 1, "tile_rows given twice");
@@ -184,6 +188,7 @@ struct encoder_config {
 
     static constexpr bool norm_first = detail::count_of<pre_norm, Options...> == 1;
     static constexpr bool has_final_norm = detail::count_of<final_norm, Options...> == 1;
+    static constexpr bool is_causal = detail::count_of<causal, Options...> == 1;
     static constexpr activation_kind activation =
         detail::count_of<gelu, Options...>        ? activation_kind::gelu
         : detail::count_of<gelu_tanh, Options...> ? activation_kind::gelu_tanh

@@ -109,14 +109,16 @@ struct composition {
             scale_queries(query, rows * D);
             // Each head, a block of rows at a time: their scores, probabilities, and their
             // context in place of their queries.
-            constexpr int block = workspace<Cfg, Tile>::attention_rows;
+            // Causal: row i attends to keys 0..i, one row at a time (its own key count).
+            constexpr int block = Cfg::is_causal ? 1 : workspace<Cfg, Tile>::attention_rows;
             for (int h = 0; h < H; ++h)
                 for (int b0 = 0; b0 < rows; b0 += block) {
                     const int b = rows - b0 < block ? rows - b0 : block;
+                    const int keys = Cfg::is_causal ? r0 + b0 + 1 : n;
                     float* q = query + b0 * D + h * Dh;
-                    K::template attention_scores<Dh, S, D>(q, b, ws.keys_t + h * Dh * S, n, scores);
-                    K::template softmax<S>(scores, b, n);
-                    K::template attention_context<Dh, D, S>(scores, b, ws.values + h * Dh, n, q);
+                    K::template attention_scores<Dh, S, D>(q, b, ws.keys_t + h * Dh * S, keys, scores);
+                    K::template softmax<S>(scores, b, keys);
+                    K::template attention_context<Dh, D, S>(scores, b, ws.values + h * Dh, keys, q);
                 }
             K::template linear<D, D>(query, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
             K::add(x, ws.narrow, rows * D);

@@ -73,27 +73,35 @@ struct composition_int8 {
             const std::int8_t* src = block_input(x, rows, w.norm1, ws.normed);
             K::linear(src, rows, w.query, ws.query);
             constexpr int B = workspace::attention_batch;
+            // Keys each query row attends to: all n, or rows 0..i for row i (causal).
+            const auto keys = [&](int r) { return Cfg::is_causal ? r0 + r + 1 : n; };
             if constexpr (B == 1) {  // row by row, head by head
                 for (int r = 0; r < rows; ++r) {
                     for (int h = 0; h < H; ++h) {
                         std::int8_t* q = ws.query + r * D + h * Dh;
-                        K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
-                        K::softmax(ws.scores, n, w.attention.logits, ws.probs);
-                        K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, n, w.attention.context, q);
+                        K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, keys(r), ws.scores);
+                        K::softmax(ws.scores, keys(r), w.attention.logits, ws.probs);
+                        K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, keys(r), w.attention.context,
+                                                             q);
                     }
                 }
             } else {  // (row, head) pairs k = r H + h, B at a time: scores of all B, their softmax
-                      // (one call: a kernel set may overlap the rows' dependent steps), contexts
+                      // (one call: a kernel set may overlap the rows' dependent steps), contexts.
+                      // Pairs of one call share their key count: causal calls stay within a row.
                 const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
-                for (int k0 = 0; k0 < rows * H; k0 += B) {
-                    const int count = rows * H - k0 < B ? rows * H - k0 : B;
-                    for (int b = 0; b < count; ++b)
-                        K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, n,
-                                                            ws.scores + b * S);
-                    K::template softmax_rows<S>(ws.scores, count, n, w.attention.logits, ws.probs);
-                    for (int b = 0; b < count; ++b)
-                        K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, n,
-                                                             w.attention.context, query(k0 + b));
+                constexpr int group = Cfg::is_causal ? H : T * H;
+                for (int g0 = 0; g0 < rows * H; g0 += group) {
+                    const int g_end = rows * H - g0 < group ? rows * H : g0 + group, m = keys(g0 / H);
+                    for (int k0 = g0; k0 < g_end; k0 += B) {
+                        const int count = g_end - k0 < B ? g_end - k0 : B;
+                        for (int b = 0; b < count; ++b)
+                            K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, m,
+                                                                ws.scores + b * S);
+                        K::template softmax_rows<S>(ws.scores, count, m, w.attention.logits, ws.probs);
+                        for (int b = 0; b < count; ++b)
+                            K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, m,
+                                                                 w.attention.context, query(k0 + b));
+                    }
                 }
             }
             K::linear(ws.query, rows, w.out, ws.proj);

@@ -5,6 +5,7 @@
 #include "config.hpp"
 #include "encoder.hpp"
 #include "math/fp16.hpp"
+#include "model.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 

@@ -1,5 +1,5 @@
 // staticformer: runtime status codes. Only data that arrives at run time (valid_len, buffers,
-// weight blobs) can fail; configuration errors are compile errors instead.
+// token ids, weight blobs) can fail; configuration errors are compile errors instead.
 #pragma once
 
 namespace staticformer {
@@ -19,6 +19,12 @@ enum class status : int {
     blob_bad_checksum,
     blob_misaligned,      // zero-copy needs the blob at an address aligned for its weights
     blob_bad_quantization,  // int8: a multiplier, shift or zero point out of its range
+    bad_token_id,           // a token id outside 0..vocab-1
+    blob_kind_mismatch,     // an encoder blob where a model blob is expected, or the other way round
+    blob_input_mismatch,    // a model blob of another input: kind, vocab, features, image or patch
+    blob_embedding_mismatch,  // other positions, CLS token, embedding LayerNorm or scaling, or fewer
+                              // learned positions than seq_len
+    blob_head_mismatch,     // another pooling or number of classes
 };
 
 // A short, stable, human-readable name for logs.
@@ -38,6 +44,11 @@ constexpr const char* to_string(status s) noexcept {
     case status::blob_bad_checksum: return "blob_bad_checksum";
     case status::blob_misaligned: return "blob_misaligned";
     case status::blob_bad_quantization: return "blob_bad_quantization";
+    case status::bad_token_id: return "bad_token_id";
+    case status::blob_kind_mismatch: return "blob_kind_mismatch";
+    case status::blob_input_mismatch: return "blob_input_mismatch";
+    case status::blob_embedding_mismatch: return "blob_embedding_mismatch";
+    case status::blob_head_mismatch: return "blob_head_mismatch";
     }
     return "unknown";
 }

@@ -25,9 +25,10 @@ using tiny_pre_gelu = tiny;  // the reference configuration
 using tile3_pre_relu = sf::encoder_config<48, 6, 100, 17, 2, sf::pre_norm, sf::relu, sf::tile_rows<3>>;
 using single = sf::encoder_config<8, 1, 16, 1, 1>;
 using long_gelu = sf::encoder_config<40, 2, 72, 37, 1, sf::gelu, sf::tile_rows<8>>;
+using causal_pre = sf::encoder_config<24, 3, 40, 11, 2, sf::pre_norm, sf::gelu, sf::causal>;
 
 #define STATICFORMER_TEST_CASES(X) \
-    X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu)
+    X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre)
 
 // Weights for Cfg from a seed: matrices at their fan-in scale, biases small, LayerNorm gammas
 // around 1 and betas around 0.

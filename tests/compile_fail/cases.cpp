@@ -153,6 +153,41 @@ sf::status run(const sf::encoder_weights<ok_cfg, sf::int8>& w, sf::workspace_int
 #elif CASE == 48  // the int8 softmax sum bounds seq_len
 constexpr auto probe = instantiate<sf::encoder_weights<sf::encoder_config<8, 1, 8, 70000, 1>, sf::int8>>;
 
+// ---- model_config and model -------------------------------------------------------------------
+#elif CASE == 60
+constexpr auto probe = instantiate<sf::model_config<int, sf::token_input<4>>>;
+#elif CASE == 61
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::relu>>;
+#elif CASE == 62
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::relu>>;
+#elif CASE == 63
+constexpr auto probe =
+    instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::sinusoidal_positions, sf::learned_positions>>;
+#elif CASE == 64
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::cls_token, sf::cls_pooling,
+                                                    sf::mean_pooling>>;
+#elif CASE == 65
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::classifier_head<3>>>;
+#elif CASE == 66
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::cls_pooling>>;
+#elif CASE == 67  // ok_cfg has 4 rows: a 4x4 image in 2x2 patches has 4, plus the CLS token 5
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::patch_input<1, 4, 4, 2>, sf::cls_token>>;
+#elif CASE == 68
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::patch_input<1, 5, 4, 2>>>;
+#elif CASE == 69
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::feature_input<3>, sf::scale_embedding>>;
+#elif CASE == 70
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<0>>>;
+#elif CASE == 71  // classify() on a model without a head
+using m = sf::model_config<ok_cfg, sf::token_input<4>, sf::mean_pooling>;
+sf::status run(sf::model<m, sf::f32, sf::reference>& model, const std::int32_t* ids, float* out) {
+    return model.classify(ids, out, nullptr);
+}
+#elif CASE == 72
+constexpr auto probe = instantiate<sf::model<sf::model_config<ok_cfg, sf::token_input<4>>, sf::int8>>;
+#elif CASE == 73
+constexpr auto probe = instantiate<sf::model<ok_cfg>>;
+
 #else
 #error "unknown CASE"
 #endif

@@ -24,6 +24,7 @@
 #include "reference/add_int8.hpp"
 #include "reference/attention.hpp"
 #include "reference/attention_int8.hpp"
+#include "reference/embedding.hpp"
 #include "reference/layer_norm.hpp"
 #include "reference/layer_norm_int8.hpp"
 #include "reference/linear.hpp"
@@ -75,8 +76,20 @@ struct float_kernels {
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept { ref::activate<Act>(x, n); }
-    // Residual add, y = y + x.
-    static void add(float* y, const float* x, int n) noexcept { ref::add(y, x, n); }
+    // Residual add (and positions), y = y + x.
+    template <class W>
+    static void add(float* y, const W* x, int n) noexcept { ref::add(y, x, n); }
+    // Model steps (reference/embedding.hpp): rows of an embedding table, the mean of n rows.
+    template <int D, class W>
+    static void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
+        ref::embed<D>(table, ids, rows, y);
+    }
+    template <int D, class W>
+    static void embed_scaled(const W* table, const std::int32_t* ids, int rows, float scale, float* y) noexcept {
+        ref::embed_scaled<D>(table, ids, rows, scale, y);
+    }
+    template <int D>
+    static void mean_rows(const float* x, int n, float* y) noexcept { ref::mean_rows<D>(x, n, y); }
 };
 
 // int8 activations, each tensor in its own scale (weights_int8.hpp documents every formula).

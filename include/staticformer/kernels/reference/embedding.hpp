@@ -1,0 +1,62 @@
+// staticformer: the model's input and output steps around the encoder (normative).
+//   embed:       y[r][c] = table[id[r]][c]  (times scale when scaled, one float product)
+//   patch rows:  row t of patches = image[ch][py P + dy][px P + dx] in (ch, dy, dx) order, for
+//                patch t = py (Width / P) + px: the input order of a Conv2d kernel's weights
+//   mean_rows:   y[c] = (sum_r x[r][c]) / n, the sum from row 0 up
+//   arg_max:     the first index of the largest value
+// Tables are float (f32) or binary16 bits (f16), widened exactly (math::widen).
+#pragma once
+
+#include <cstdint>
+
+#include "../../math/fp16.hpp"
+
+namespace staticformer {
+namespace kernels {
+namespace reference {
+
+// ids are already checked (0 <= id < vocab).
+template <int D, class W>
+inline void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < D; ++c) y[r * D + c] = math::widen(table[std::size_t(ids[r]) * D + c]);
+}
+template <int D, class W>
+inline void embed_scaled(const W* table, const std::int32_t* ids, int rows, float scale, float* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < D; ++c) y[r * D + c] = math::widen(table[std::size_t(ids[r]) * D + c]) * scale;
+}
+
+// Patches [t0, t0 + rows) of a [C][H][W] image, each as C P P consecutive values.
+template <int C, int H, int W, int P, class T>
+inline void patch_rows(const T* image, int t0, int rows, T* out) noexcept {
+    constexpr int across = W / P;
+    for (int r = 0; r < rows; ++r) {
+        const int py = (t0 + r) / across, px = (t0 + r) % across;
+        for (int ch = 0; ch < C; ++ch)
+            for (int dy = 0; dy < P; ++dy)
+                for (int dx = 0; dx < P; ++dx)
+                    *out++ = image[(std::size_t(ch) * H + py * P + dy) * W + px * P + dx];
+    }
+}
+
+template <int D>
+inline void mean_rows(const float* x, int n, float* y) noexcept {
+    for (int c = 0; c < D; ++c) {
+        float sum = 0.0f;
+        for (int r = 0; r < n; ++r) sum = sum + x[r * D + c];
+        y[c] = sum / float(n);
+    }
+}
+
+template <class T>
+inline int arg_max(const T* x, int n) noexcept {
+    int best = 0;
+    for (int i = 1; i < n; ++i)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+}  // namespace reference
+}  // namespace kernels
+}  // namespace staticformer

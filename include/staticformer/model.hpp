@@ -1,0 +1,205 @@
+// staticformer: model<model_cfg, P, Backend>, a whole model (model_config.hpp) around the one
+// encoder composition (normative: the order of the steps below is part of the arithmetic).
+//   1. rows [CLS, front(input)...]: the CLS token, then embeddings / projected features / patches
+//   2. positions added row by row; the embedding LayerNorm; padded rows set to zero
+//   3. the encoder's composition on the valid rows, in place
+//   4. pooling (row 0, or the mean of the valid rows) and the head's logits
+// Every step runs through the kernel set, so each backend gives the reference's bytes.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "encoder.hpp"
+#include "math/sinusoid.hpp"
+#include "model_config.hpp"
+#include "model_weights.hpp"
+
+namespace staticformer {
+
+// All activation memory of one model pass: the encoder's workspace, the sequence (unless the
+// output is the sequence: then it is the caller's buffer), a tile of image patches, the pooled
+// row (with a head). Absent parts are one float.
+template <class M, int Tile>
+struct model_workspace {
+    static constexpr int D = M::d_model, S = M::seq_len;
+    static constexpr bool pooled_output = M::pooling != pooling_kind::none;
+    workspace<typename M::encoder, Tile> encoder;
+    alignas(64) float sequence[pooled_output ? S * D : 1];
+    alignas(64) float patches[M::input == input_kind::patches ? Tile * M::features : 1];
+    alignas(64) float pooled[M::has_head ? D : 1];
+};
+
+template <class M, class Backend = default_backend>
+using model_workspace_for = model_workspace<M, tile_for<typename M::encoder, Backend>>;
+
+// What a model reads: token ids (std::int32_t) or floats (features, image).
+template <class M>
+using model_input_t = std::conditional_t<M::input == input_kind::tokens, std::int32_t, float>;
+
+namespace detail {
+
+template <class M>
+inline status check_model_call(const void* in, const void* out, int valid_tokens) noexcept {
+    if (in == nullptr || out == nullptr) return status::null_pointer;
+    if (valid_tokens <= 0 || valid_tokens > M::input_tokens ||
+        (M::input == input_kind::patches && valid_tokens != M::input_tokens))
+        return status::bad_valid_len;
+    const std::uintptr_t in_bytes = M::input_values * sizeof(model_input_t<M>), out_bytes = M::output_values * sizeof(float);
+    const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
+    if (ia < oa + out_bytes && oa < ia + in_bytes) return status::overlapping_buffers;
+    return status::ok;
+}
+
+template <class M, class K, class P, int Tile>
+struct model_composition {
+    using Cfg = typename M::encoder;
+    using element = weight_element_t<P>;
+    static constexpr int D = M::d_model, S = M::seq_len, T = Tile, first = M::has_cls ? 1 : 0;
+
+    // Rows [first, first + n) from the input.
+    static void front(const model_weights<M, P>& w, const model_input_t<M>* in, int n, float* y,
+                      model_workspace<M, Tile>& ws) noexcept {
+        float* rows = y + first * D;
+        if constexpr (M::input == input_kind::tokens) {
+            if constexpr (M::scales_embedding)
+                K::template embed_scaled<D>(&w.input.table[0][0], in, n, float(std::sqrt(double(D))), rows);
+            else
+                K::template embed<D>(&w.input.table[0][0], in, n, rows);
+        } else if constexpr (M::input == input_kind::features) {
+            K::template linear<M::features, D>(in, n, &w.input.w[0][0], w.input.b, rows);
+        } else {
+            using in_t = typename M::input_traits;
+            for (int t0 = 0; t0 < n; t0 += T) {
+                const int count = n - t0 < T ? n - t0 : T;
+                kernels::reference::patch_rows<in_t::channels, in_t::height, in_t::width, in_t::patch>(in, t0, count,
+                                                                                                      ws.patches);
+                K::template linear<M::features, D>(ws.patches, count, &w.input.w[0][0], w.input.b, rows + t0 * D);
+            }
+        }
+    }
+
+    // The output of a pass whose encoder output is in y (n valid rows).
+    static void back(const model_weights<M, P>& w, const float* y, int n, float* out,
+                     model_workspace<M, Tile>& ws) noexcept {
+        if constexpr (M::pooling == pooling_kind::none) return;
+        float* pooled = M::has_head ? ws.pooled : out;
+        if constexpr (M::pooling == pooling_kind::cls)
+            std::memcpy(pooled, y, D * sizeof(float));
+        else if constexpr (M::pooling == pooling_kind::mean)
+            K::template mean_rows<D>(y, n, pooled);
+        if constexpr (M::has_head) K::template linear<D, M::classes>(pooled, 1, &w.head.w[0][0], w.head.b, out);
+    }
+
+    static void run(const model_weights<M, P>& w, const model_input_t<M>* in, int valid_tokens, float* out,
+                    model_workspace<M, Tile>& ws) noexcept {
+        float* y = model_workspace<M, Tile>::pooled_output ? ws.sequence : out;
+        const int n = first + valid_tokens;
+        front(w, in, valid_tokens, y, ws);
+        if constexpr (M::has_cls)
+            for (int c = 0; c < D; ++c) y[c] = math::widen(w.cls.token[c]);
+        if constexpr (M::positions == positions_kind::sinusoidal)
+            K::add(y, &math::sinusoids<S, D>.v[0][0], n * D);
+        else if constexpr (M::positions == positions_kind::learned)
+            K::add(y, &w.positions.table[0][0], n * D);
+        if constexpr (M::has_embedding_norm)
+            for (int r0 = 0; r0 < n; r0 += T) {
+                const int rows = n - r0 < T ? n - r0 : T;
+                K::template layer_norm<D>(y + r0 * D, rows, w.embedding_norm.gamma, w.embedding_norm.beta, Cfg::eps,
+                                          y + r0 * D);
+            }
+        std::memset(y + std::size_t(n) * D, 0, std::size_t(S - n) * D * sizeof(float));  // padded rows: zero, no work
+        composition<Cfg, K, element, Tile>::run(w.encoder, y, n, ws.encoder);
+        back(w, y, n, out, ws);
+    }
+};
+
+// Validates the call (every token id before anything is written) and runs the model.
+template <class M, class K, class P, int Tile>
+inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile>& ws, const model_input_t<M>* in,
+                            float* out, int valid_tokens) noexcept {
+    const status s = check_model_call<M>(in, out, valid_tokens);
+    if (s != status::ok) return s;
+    if constexpr (M::input == input_kind::tokens)
+        for (int t = 0; t < valid_tokens; ++t)
+            if (in[t] < 0 || in[t] >= M::vocab) return status::bad_token_id;
+    model_composition<M, K, P, Tile>::run(w, in, valid_tokens, out, ws);
+    return status::ok;
+}
+
+}  // namespace detail
+
+// One model pass with caller-owned workspace. `in` holds model_cfg::input_values values (ids,
+// features [input_tokens][features], or the image [C][H][W]) of which the first valid_tokens
+// tokens are read (an image: all of them); `out` receives model_cfg::output_values floats: the
+// encoded sequence (padded rows zero), the pooled row, or the logits. in and out must not overlap.
+template <class Backend = default_backend, class M, class P, int Tile>
+inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile>& ws, const model_input_t<M>* in,
+                      float* out, int valid_tokens = M::input_tokens) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::forward_model<M, kernel_set<Backend>>(w, ws, in, out, valid_tokens);
+}
+
+// The same with any kernel set K (profilers, tests): see forward_with for encoders.
+template <class K, class M, class P, int Tile>
+inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile>& ws, const model_input_t<M>* in,
+                           float* out, int valid_tokens = M::input_tokens) noexcept {
+    return detail::forward_model<M, K>(w, ws, in, out, valid_tokens);
+}
+
+// The first index of the largest of n values (a classifier's label).
+template <class T>
+inline int arg_max(const T* values, int n) noexcept {
+    return kernels::reference::arg_max(values, n);
+}
+
+template <class M, class P = f32, class Backend = default_backend>
+class model {
+    static_assert(is_model_config<M>::value, "model needs a model_config as its first argument");
+    static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
+                  "model precision must be staticformer::f32 or f16 (int8 models are not there yet)");
+    static_assert(detail::backend_check<P, Backend>::value, "");
+
+public:
+    using config = M;
+    using precision = P;
+    using backend = Backend;
+    using weights_type = model_weights<M, P>;
+    using workspace_type = model_workspace_for<M, Backend>;
+    using input_type = model_input_t<M>;  // std::int32_t token ids, or float
+    using output_type = float;
+
+    static constexpr int input_tokens = M::input_tokens;
+    static constexpr std::size_t input_values = M::input_values;
+    static constexpr std::size_t output_values = M::output_values;
+    static constexpr int classes = M::classes;
+    static constexpr std::size_t weight_bytes = sizeof(weights_type);
+    static constexpr std::size_t workspace_bytes = sizeof(workspace_type);
+    // The sinusoidal table, in .rodata beside the weights (0 without it).
+    static constexpr std::size_t table_bytes =
+        M::positions == positions_kind::sinusoidal ? sizeof(math::sinusoid_table<M::seq_len, M::d_model>) : 0;
+
+    explicit model(const weights_type& w) noexcept : weights_(&w) {}
+
+    status forward(const input_type* in, output_type* out, int valid_tokens = input_tokens) noexcept {
+        return staticformer::forward<Backend>(*weights_, workspace_, in, out, valid_tokens);
+    }
+
+    // Logits (classes floats) and their arg-max; label may be null. On error nothing is written.
+    status classify(const input_type* in, output_type* logits, int* label, int valid_tokens = input_tokens) noexcept {
+        static_assert(M::has_head, "classify needs a model with classifier_head<Classes>");
+        const status s = forward(in, logits, valid_tokens);
+        if (s == status::ok && label != nullptr) *label = arg_max(logits, M::classes);
+        return s;
+    }
+
+    const weights_type& weights() const noexcept { return *weights_; }
+
+private:
+    const weights_type* weights_;
+    workspace_type workspace_;
+};
+
+}  // namespace staticformer

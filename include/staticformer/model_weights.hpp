@@ -1,0 +1,109 @@
+// staticformer: model_weights<model_cfg, P>, a whole model's weights as one plain aggregate: the
+// encoder's, then the input's, the CLS token, the embedding LayerNorm, the head and the learned
+// positions (last, so that a blob with more rows serves a shorter sequence). Parts a model does
+// not have are empty members. Same storage as encoder_weights: float (f32) or binary16 bits (f16);
+// matrices w[in][out].
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "model_config.hpp"
+#include "weights.hpp"
+
+namespace staticformer {
+
+template <class M, class T, input_kind Kind = M::input>
+struct input_weights {  // tokens: the embedding table
+    T table[M::vocab][M::d_model];
+};
+template <class M, class T>
+struct input_weights<M, T, input_kind::features> {
+    T w[M::features][M::d_model];
+    T b[M::d_model];
+};
+template <class M, class T>
+struct input_weights<M, T, input_kind::patches> {  // conv_proj: w[(ch P + dy) P + dx][out]
+    T w[M::features][M::d_model];
+    T b[M::d_model];
+};
+
+template <int D, bool Present, class T>
+struct cls_weights {
+    T token[D];
+};
+template <int D, class T>
+struct cls_weights<D, false, T> {};
+
+template <int D, int Classes, class T>
+struct head_weights {
+    T w[D][Classes];
+    T b[Classes];
+};
+template <int D, class T>
+struct head_weights<D, 0, T> {};
+
+template <int Rows, int D, bool Present, class T>
+struct position_weights {
+    T table[Rows][D];
+};
+template <int Rows, int D, class T>
+struct position_weights<Rows, D, false, T> {};
+
+template <class M, class P>
+struct model_weights {
+    static_assert(is_model_config<M>::value, "model_weights needs a model_config");
+    static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
+                  "model precision must be staticformer::f32 or f16 (int8 models are not there yet)");
+    using config = M;
+    using precision = P;
+    using element = weight_element_t<P>;
+    static constexpr int D = M::d_model;
+    static constexpr bool learned = M::positions == positions_kind::learned;
+
+    encoder_weights<typename M::encoder, P> encoder;
+    input_weights<M, element> input;
+    cls_weights<D, M::has_cls, element> cls;
+    final_norm_weights<D, M::has_embedding_norm, element> embedding_norm;
+    head_weights<D, M::classes, element> head;
+    position_weights<M::seq_len, D, learned, element> positions;  // last: see load_model_blob
+};
+
+// Bytes each part adds to the encoder's weights (flash).
+template <class M, class P>
+struct model_weight_bytes {
+    using w = model_weights<M, P>;
+    static constexpr std::size_t encoder = sizeof(encoder_weights<typename M::encoder, P>);
+    static constexpr std::size_t input = sizeof(input_weights<M, typename w::element>);
+    static constexpr std::size_t total = sizeof(w);
+};
+
+// Converts a model's weights between f32 and f16, as convert_weights does an encoder's.
+template <class M, class PIn, class POut>
+inline void convert_weights(const model_weights<M, PIn>& in, model_weights<M, POut>& out) noexcept {
+    convert_weights(in.encoder, out.encoder);
+    // Every array of a part, as one run of elements (parts hold arrays only).
+    const auto convert = [](const auto& a, auto& b) {
+        using in_t = std::remove_all_extents_t<std::remove_reference_t<decltype(a)>>;
+        using out_t = std::remove_all_extents_t<std::remove_reference_t<decltype(b)>>;
+        detail::convert_array(reinterpret_cast<const in_t*>(&a), reinterpret_cast<out_t*>(&b), sizeof(a) / sizeof(in_t));
+    };
+    if constexpr (M::input == input_kind::tokens) {
+        convert(in.input.table, out.input.table);
+    } else {
+        convert(in.input.w, out.input.w);
+        convert(in.input.b, out.input.b);
+    }
+    if constexpr (M::has_cls) convert(in.cls.token, out.cls.token);
+    if constexpr (M::has_embedding_norm) {
+        convert(in.embedding_norm.gamma, out.embedding_norm.gamma);
+        convert(in.embedding_norm.beta, out.embedding_norm.beta);
+    }
+    if constexpr (M::has_head) {
+        convert(in.head.w, out.head.w);
+        convert(in.head.b, out.head.b);
+    }
+    if constexpr (M::positions == positions_kind::learned) convert(in.positions.table, out.positions.table);
+}
+
+}  // namespace staticformer

@@ -1,0 +1,113 @@
+// Model configurations (model_config.hpp), weights and inputs shared by the model bit-exactness
+// tests, the reference-output generator and the firmware test. One per input kind, between them
+// every position, CLS, pooling and head option; sizes are multiples of no SIMD width.
+#pragma once
+
+#include <staticformer/staticformer.hpp>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cases.hpp"
+#include "random.hpp"
+
+namespace sftest {
+
+// A small ViT: a 2-channel 8x8 image in 2x2 patches, learned positions, CLS token and pooling.
+using vit_model = sf::model_config<sf::encoder_config<24, 3, 40, 17, 2, sf::pre_norm, sf::gelu, sf::final_norm,
+                                                      sf::layer_norm_eps<1, -6>>,
+                                   sf::patch_input<2, 8, 8, 2>, sf::learned_positions, sf::cls_token, sf::cls_pooling,
+                                   sf::classifier_head<5>>;
+// Token ids, scaled embeddings, sinusoidal positions, embedding LayerNorm, causal attention,
+// mean pooling.
+using token_model = sf::model_config<sf::encoder_config<20, 2, 36, 9, 2, sf::gelu_tanh, sf::causal>,
+                                     sf::token_input<13>, sf::scale_embedding, sf::sinusoidal_positions,
+                                     sf::embedding_norm, sf::mean_pooling, sf::classifier_head<4>>;
+// Sensor frames: a projection of 7 features, sinusoidal positions, a CLS token, the encoded
+// sequence as output (no pooling).
+using feature_model = sf::model_config<sf::encoder_config<33, 3, 70, 11, 1, sf::relu, sf::final_norm>,
+                                       sf::feature_input<7>, sf::sinusoidal_positions, sf::cls_token>;
+
+#define STATICFORMER_MODEL_CASES(X) X(vit_model) X(token_model) X(feature_model)
+
+template <class M, class T>
+void fill_model_part(T& array, splitmix64& g, float scale) {
+    using element = std::remove_all_extents_t<T>;
+    fill_uniform(reinterpret_cast<element*>(&array), sizeof(T) / sizeof(element), g, scale);
+}
+
+template <class M>
+void make_model_weights(sf::model_weights<M, sf::f32>& w, std::uint64_t seed) {
+    make_weights<typename M::encoder>(w.encoder, seed);
+    splitmix64 g{seed ^ 0xabcdefu};
+    constexpr int D = M::d_model;
+    if constexpr (M::input == sf::input_kind::tokens) {
+        fill_model_part<M>(w.input.table, g, 1.0f);
+    } else {
+        fill_model_part<M>(w.input.w, g, fan_in_scale(M::features));
+        fill_model_part<M>(w.input.b, g, 0.125f);
+    }
+    if constexpr (M::has_cls) fill_model_part<M>(w.cls.token, g, 1.0f);
+    if constexpr (M::has_embedding_norm) {
+        for (int i = 0; i < D; ++i) w.embedding_norm.gamma[i] = 1.0f + g.uniform(0.25f);
+        fill_model_part<M>(w.embedding_norm.beta, g, 0.125f);
+    }
+    if constexpr (M::has_head) {
+        fill_model_part<M>(w.head.w, g, fan_in_scale(D));
+        fill_model_part<M>(w.head.b, g, 0.125f);
+    }
+    if constexpr (M::positions == sf::positions_kind::learned) fill_model_part<M>(w.positions.table, g, 0.5f);
+}
+
+// f32: seeded; f16: the f32 weights rounded by the library's conversion.
+template <class M, class P = sf::f32>
+const sf::model_weights<M, P>& model_weights_for() {
+    alignas(sf::weights_alignment) static sf::model_weights<M, P> w;
+    static const bool made = [] {
+        if constexpr (std::is_same<P, sf::f32>::value)
+            make_model_weights<M>(w, 0x30de1000u + M::d_model * 131u + M::seq_len);
+        else
+            sf::convert_weights(model_weights_for<M, sf::f32>(), w);
+        return true;
+    }();
+    (void)made;
+    return w;
+}
+
+// Inputs: token ids spread over the vocabulary, or floats ("normal" in [-2, 2), "large" in
+// [-256, 256) with some extreme values).
+template <class M>
+std::vector<sf::model_input_t<M>> make_model_input(input_kind kind) {
+    std::vector<sf::model_input_t<M>> x(M::input_values);
+    splitmix64 g{0x4321u + M::d_model + (kind == input_kind::large ? 7u : 0u)};
+    if constexpr (M::input == sf::input_kind::tokens) {
+        for (auto& id : x) id = std::int32_t(g.next() % M::vocab);
+        if (kind == input_kind::large) x[0] = M::vocab - 1;
+    } else {
+        fill_uniform(x.data(), x.size(), g, kind == input_kind::normal ? 2.0f : 256.0f);
+        if (kind == input_kind::large)
+            for (std::size_t i = 0; i < x.size(); i += 5) x[i] = (i % 2 ? -1.0f : 1.0f) * 3.0e4f;
+    }
+    return x;
+}
+
+template <class M>
+std::vector<int> model_valid_lens() {
+    if constexpr (M::input == sf::input_kind::patches) return {M::input_tokens};
+    std::vector<int> v{1};
+    if (M::input_tokens > 2) v.push_back((M::input_tokens + 1) / 2);
+    if (M::input_tokens > 1) v.push_back(M::input_tokens);
+    return v;
+}
+
+template <class M, class P, class Backend>
+std::vector<unsigned char> model_output_bytes(input_kind kind, int n, sf::status& s) {
+    static sf::model_workspace_for<M, Backend> ws;
+    const auto x = make_model_input<M>(kind);
+    std::vector<float> y(M::output_values, 123.0f);
+    s = sf::forward<Backend>(model_weights_for<M, P>(), ws, x.data(), y.data(), n);
+    return {reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size())};
+}
+
+}  // namespace sftest

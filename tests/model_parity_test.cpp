@@ -1,0 +1,121 @@
+// PyTorch parity of whole models: torchvision VisionTransformers and staticformer_torch's
+// TransformerClassifier (tools/make_goldens.py, golden/models/), each loaded from the exporter's
+// model blob, match torch's logits (or pooled row, or sequence) within 1e-5 * max(1, max|torch|);
+// the reference and default backends agree bit for bit; the f16 blob matches torch run on the
+// binary16-rounded parameters within the same bound and equals the C++ conversion of the f32
+// blob; an exported header equals its blob.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/files.hpp"
+#include "common/options.hpp"
+#include "golden/models/model_configs.hpp"
+#include "golden/models/tokens_causal/model.hpp"
+#include "golden/models/vit_tv/model.hpp"
+
+namespace {
+
+namespace sf = staticformer;
+using namespace golden_models;
+
+double worst_model_error = 0;
+
+// A file's bytes at a 64-byte boundary (zero-copy loading).
+struct aligned_file {
+    std::vector<unsigned char> bytes;
+    std::vector<std::uint64_t> words;
+    bool read(const std::string& path) {
+        if (!sftest::read_file(path, bytes)) return false;
+        words.assign(bytes.size() / 8 + 9, 0);
+        std::memcpy(data(), bytes.data(), bytes.size());
+        return true;
+    }
+    unsigned char* data() {
+        const auto a = reinterpret_cast<std::uintptr_t>(words.data());
+        return reinterpret_cast<unsigned char*>(words.data()) + (64 - a % 64) % 64;
+    }
+};
+
+template <class M, class P>
+void check_against(const char* name, const sf::model_weights<M, P>& w, const char* expected_file, bool f16) {
+    const std::string dir = sftest::test_options().golden_dir + "/models/" + name;
+    std::vector<unsigned char> input_bytes;
+    std::vector<float> expected;
+    std::ifstream vl(dir + "/valid_len.txt");
+    int valid = 0;
+    ASSERT_TRUE(sftest::read_file(dir + "/input.bin", input_bytes) &&
+                sftest::read_floats(dir + "/" + expected_file, expected) && bool(vl >> valid))
+        << "cannot read golden files in " << dir;
+    using in_t = sf::model_input_t<M>;
+    ASSERT_EQ(input_bytes.size(), M::input_values * sizeof(in_t));
+    ASSERT_EQ(expected.size(), M::output_values);
+    std::vector<in_t> x(M::input_values);
+    std::memcpy(x.data(), input_bytes.data(), input_bytes.size());
+
+    static sf::model_workspace_for<M, sf::reference> ws_ref;
+    static sf::model_workspace_for<M, sf::default_backend> ws;
+    std::vector<float> ref(M::output_values, 9.0f), vec(M::output_values, 9.0f);
+    ASSERT_EQ(sf::forward<sf::reference>(w, ws_ref, x.data(), ref.data(), valid), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(w, ws, x.data(), vec.data(), valid), sf::status::ok);
+    EXPECT_TRUE(sftest::bit_equal(ref.data(), vec.data(), ref.size())) << name << ": backends differ";
+
+    float scale = 1.0f;
+    for (float v : expected) scale = std::max(scale, std::fabs(v));
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, double(std::fabs(ref[i] - expected[i])));
+    EXPECT_LE(worst, 1e-5 * scale) << name << (f16 ? " f16" : " f32");
+    worst_model_error = std::max(worst_model_error, worst / scale);
+    std::printf("  %-14s %s: max |staticformer - torch| = %.3g (bound %.3g), %zu outputs\n", name, f16 ? "f16" : "f32",
+                worst, 1e-5 * scale, ref.size());
+}
+
+template <class M>
+void check_model_parity(const char* name) {
+    const std::string dir = sftest::test_options().golden_dir + "/models/" + name;
+    aligned_file f32_blob, f16_blob;
+    ASSERT_TRUE(f32_blob.read(dir + "/model.sfwm") && f16_blob.read(dir + "/model_f16.sfwm")) << dir;
+    const sf::model_weights<M, sf::f32>* w = nullptr;
+    const sf::model_weights<M, sf::f16>* w16 = nullptr;
+    ASSERT_EQ(sf::load_blob(f32_blob.data(), f32_blob.bytes.size(), w), sf::status::ok);
+    ASSERT_EQ(sf::load_blob(f16_blob.data(), f16_blob.bytes.size(), w16), sf::status::ok);
+    check_against(name, *w, "expected.bin", false);
+    check_against(name, *w16, "expected_f16.bin", true);
+    // numpy's binary16 rounding (the exporter) == the library's.
+    static sf::model_weights<M, sf::f16> converted;
+    sf::convert_weights(*w, converted);
+    EXPECT_EQ(std::memcmp(&converted, w16, sizeof converted), 0) << name << ": f16 blob != converted f32 blob";
+}
+
+#define MODEL_PARITY_TEST(name) \
+    TEST(ParityModel, name) { check_model_parity<name##_config>(#name); }
+STATICFORMER_GOLDEN_MODELS(MODEL_PARITY_TEST)
+#undef MODEL_PARITY_TEST
+
+TEST(ParityModel, HeadersEqualBlobs) {
+    for (const char* name : {"vit_tv", "tokens_causal"}) {
+        aligned_file b;
+        ASSERT_TRUE(b.read(sftest::test_options().golden_dir + "/models/" + name + "/model.sfwm"));
+        if (std::string(name) == "vit_tv") {
+            const sf::model_weights<::vit_tv_config, sf::f32>* w = nullptr;
+            ASSERT_EQ(sf::load_blob(b.data(), b.bytes.size(), w), sf::status::ok);
+            EXPECT_EQ(std::memcmp(w, &::vit_tv, sizeof ::vit_tv), 0);
+        } else {
+            const sf::model_weights<::tokens_causal_config, sf::f32>* w = nullptr;
+            ASSERT_EQ(sf::load_blob(b.data(), b.bytes.size(), w), sf::status::ok);
+            EXPECT_EQ(std::memcmp(w, &::tokens_causal, sizeof ::tokens_causal), 0);
+        }
+    }
+}
+
+TEST(ParityModel, WorstError) {
+    std::printf("  worst model parity error: %.3g x max(1, max|torch|)\n", worst_model_error);
+    SUCCEED();
+}
+
+}  // namespace

@@ -1,0 +1,331 @@
+// Whole models (model.hpp): every backend in this build reproduces the baseline reference
+// outputs byte for byte, with f32 and f16 weights; bad calls and bad token ids return their
+// status and write nothing; model blobs load zero-copy, with a distinct status for each kind of
+// mismatch, and across sequence lengths where the model allows it; causal attention computes
+// only the scores it keeps; the byte counts are compile-time constants.
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/files.hpp"
+#include "common/model_cases.hpp"
+#include "common/options.hpp"
+
+namespace {
+
+using namespace sftest;
+
+template <class M, class P>
+void check_model_case(const char* name) {
+    const std::string& dir = test_options().reference_dir;
+    ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR (the reference_outputs generator's output)";
+    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+        for (int n : model_valid_lens<M>()) {
+            std::vector<float> expected;
+            const std::string path = output_file(dir, name, precision_name<P>, n, kind);
+            ASSERT_TRUE(read_floats(path, expected)) << "missing " << path;
+            ASSERT_EQ(expected.size(), M::output_values);
+            sf::status s;
+            const auto ref = model_output_bytes<M, P, sf::reference>(kind, n, s);
+            ASSERT_EQ(s, sf::status::ok);
+            EXPECT_EQ(std::memcmp(expected.data(), ref.data(), ref.size()), 0)
+                << name << " " << precision_name<P> << " reference, valid " << n << ", " << name_of(kind);
+#if STATICFORMER_HAS_SIMD
+            const auto vec = model_output_bytes<M, P, sf::simd>(kind, n, s);
+            ASSERT_EQ(s, sf::status::ok);
+            EXPECT_EQ(std::memcmp(expected.data(), vec.data(), vec.size()), 0)
+                << name << " " << precision_name<P> << " simd, valid " << n << ", " << name_of(kind);
+#endif
+        }
+    }
+}
+
+#define MODEL_BIT_EXACT_TEST(name)                                                \
+    TEST(ModelBitExact, name) { check_model_case<name, sf::f32>(#name); }         \
+    TEST(ModelBitExactF16, name) { check_model_case<name, sf::f16>(#name); }
+STATICFORMER_MODEL_CASES(MODEL_BIT_EXACT_TEST)
+#undef MODEL_BIT_EXACT_TEST
+
+// The model's steps done by hand with the public kernels and encoder: the composition is what
+// model.hpp's header says it is.
+TEST(ModelSteps, TokenModelEqualsItsSteps) {
+    using M = token_model;
+    using Cfg = M::encoder;
+    constexpr int D = M::d_model, S = M::seq_len, n = 6;
+    const auto& w = model_weights_for<M>();
+    const auto ids = make_model_input<M>(input_kind::normal);
+    std::vector<float> rows(std::size_t(S) * D, 0.0f);
+    // (through the reference kernels: a product and a sum written here would be contracted into
+    // one FMA by -ffp-contract=fast builds)
+    sf::kernels::reference::embed_scaled<D>(&w.input.table[0][0], ids.data(), n, float(std::sqrt(double(D))),
+                                            rows.data());
+    sf::kernels::reference::add(rows.data(), &sf::math::sinusoids<S, D>.v[0][0], n * D);
+    sf::kernels::reference::layer_norm<D>(rows.data(), n, w.embedding_norm.gamma, w.embedding_norm.beta, Cfg::eps,
+                                          rows.data());
+    static sf::workspace<Cfg> ews;
+    ASSERT_EQ(sf::forward<sf::reference>(w.encoder, ews, rows.data(), rows.data(), n), sf::status::ok);
+    float mean[D], logits[M::classes];
+    sf::kernels::reference::mean_rows<D>(rows.data(), n, mean);
+    sf::kernels::reference::linear<D, M::classes>(mean, 1, &w.head.w[0][0], w.head.b, logits);
+
+    sf::model<M, sf::f32, sf::reference> m{w};
+    float out[M::classes];
+    int label = -1;
+    ASSERT_EQ(m.classify(ids.data(), out, &label, n), sf::status::ok);
+    EXPECT_TRUE(bit_equal(out, logits, M::classes));
+    EXPECT_EQ(label, sf::arg_max(logits, M::classes));
+}
+
+TEST(ModelSteps, SinusoidTableIsTheFormula) {
+    constexpr int S = 50, D = 14;
+    for (int p = 0; p < S; ++p)
+        for (int c = 0; c < D; ++c) {
+            const double angle = p / std::pow(10000.0, double(c - c % 2) / D);
+            const double expected = c % 2 ? std::cos(angle) : std::sin(angle);
+            EXPECT_NEAR((sf::math::sinusoids<S, D>.v[p][c]), expected, 1e-6) << p << ", " << c;
+        }
+}
+
+// ---- statuses --------------------------------------------------------------------------------
+
+TEST(ModelStatus, BadCallsWriteNothing) {
+    using M = token_model;
+    sf::model<M> m{model_weights_for<M>()};
+    auto ids = make_model_input<M>(input_kind::normal);
+    std::vector<float> out(M::output_values, 7.0f);
+    int label = 42;
+    EXPECT_EQ(m.classify(ids.data(), out.data(), &label, 0), sf::status::bad_valid_len);
+    EXPECT_EQ(m.classify(ids.data(), out.data(), &label, M::input_tokens + 1), sf::status::bad_valid_len);
+    EXPECT_EQ(m.classify(nullptr, out.data(), &label, 3), sf::status::null_pointer);
+    EXPECT_EQ(m.classify(ids.data(), nullptr, &label, 3), sf::status::null_pointer);
+    EXPECT_EQ(m.forward(reinterpret_cast<const std::int32_t*>(out.data()), out.data(), 3),
+              sf::status::overlapping_buffers);
+    for (std::int32_t bad : {-1, M::vocab, 1 << 30}) {
+        ids[2] = bad;
+        EXPECT_EQ(m.classify(ids.data(), out.data(), &label, 3), sf::status::bad_token_id) << bad;
+        EXPECT_EQ(m.classify(ids.data(), out.data(), &label, 2), sf::status::ok) << "only valid tokens are read";
+        std::fill(out.begin(), out.end(), 7.0f);
+        label = 42;
+    }
+    for (float v : out) EXPECT_EQ(v, 7.0f);
+    EXPECT_EQ(label, 42);
+}
+
+TEST(ModelStatus, ImageModelsTakeWholeImages) {
+    using M = vit_model;
+    sf::model<M> m{model_weights_for<M>()};
+    const auto img = make_model_input<M>(input_kind::normal);
+    float logits[M::classes];
+    int label;
+    EXPECT_EQ(m.classify(img.data(), logits, &label, M::input_tokens - 1), sf::status::bad_valid_len);
+    EXPECT_EQ(m.classify(img.data(), logits, &label), sf::status::ok);
+    EXPECT_GE(label, 0);
+    EXPECT_LT(label, M::classes);
+}
+
+TEST(ModelStatus, PaddedRowsOfTheSequenceAreZero) {
+    using M = feature_model;
+    sf::model<M> m{model_weights_for<M>()};
+    const auto x = make_model_input<M>(input_kind::normal);
+    std::vector<float> y(M::output_values, 5.0f);
+    ASSERT_EQ(m.forward(x.data(), y.data(), 4), sf::status::ok);
+    for (std::size_t i = std::size_t(5) * M::d_model; i < y.size(); ++i) ASSERT_EQ(bits_of(y[i]), 0u) << i;
+    for (std::size_t i = 0; i < std::size_t(5) * M::d_model; ++i) ASSERT_TRUE(std::isfinite(y[i]));
+}
+
+// ---- causal attention: the masked scores cost nothing ---------------------------------------
+
+struct counting_keys : sf::kernel_set<sf::reference> {
+    static inline long keys = 0;
+    template <int HeadDim, int KStride, int QStride>
+    static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
+        keys += long(rows) * n;
+        sf::kernel_set<sf::reference>::attention_scores<HeadDim, KStride, QStride>(q, rows, kt, n, s);
+    }
+};
+
+TEST(ModelWork, CausalComputesOnlyKeptScores) {
+    using M = token_model;
+    using Cfg = M::encoder;
+    static sf::model_workspace<M, Cfg::tile> ws;
+    const auto ids = make_model_input<M>(input_kind::normal);
+    for (int n = 1; n <= M::input_tokens; ++n) {
+        counting_keys::keys = 0;
+        float logits[M::classes];
+        ASSERT_EQ(sf::forward_with<counting_keys>(model_weights_for<M>(), ws, ids.data(), logits, n), sf::status::ok);
+        EXPECT_EQ(counting_keys::keys, long(n) * (n + 1) / 2 * Cfg::heads * Cfg::layers) << n;
+    }
+}
+
+// Causal: a row's output does not depend on later rows (both precisions' encoders).
+TEST(ModelWork, CausalRowsIgnoreLaterRows) {
+    using Cfg = causal_pre;
+    const auto x = make_input<Cfg>(input_kind::normal);
+    static sf::workspace<Cfg> ws;
+    std::vector<float> full(x.size()), part(x.size());
+    ASSERT_EQ(sf::forward<sf::reference>(weights_for<Cfg>(), ws, x.data(), full.data(), Cfg::seq_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(weights_for<Cfg>(), ws, x.data(), part.data(), 5), sf::status::ok);
+    EXPECT_TRUE(bit_equal(full.data(), part.data(), std::size_t(5) * Cfg::d_model));
+    static sf::workspace_int8<Cfg> ws8;
+    const auto q = make_input_int8<Cfg>(input_kind::normal);
+    std::vector<std::int8_t> full8(q.size()), part8(q.size());
+    ASSERT_EQ(sf::forward<sf::reference>(weights_for<Cfg, sf::int8>(), ws8, q.data(), full8.data(), Cfg::seq_len),
+              sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(weights_for<Cfg, sf::int8>(), ws8, q.data(), part8.data(), 5), sf::status::ok);
+    EXPECT_EQ(std::memcmp(full8.data(), part8.data(), std::size_t(5) * Cfg::d_model), 0);
+}
+
+// ---- blobs -----------------------------------------------------------------------------------
+
+template <class M, class P>
+std::vector<unsigned char> model_blob() {
+    std::vector<unsigned char> b(sf::blob::model_size<M, P>);
+    EXPECT_EQ(sf::write_blob(model_weights_for<M, P>(), b.data(), b.size()), sf::status::ok);
+    return b;
+}
+
+// A blob's bytes at a 64-byte boundary.
+struct aligned_bytes {
+    alignas(64) unsigned char data[1 << 17];
+    std::size_t size = 0;
+    explicit aligned_bytes(const std::vector<unsigned char>& b) : size(b.size()) {
+        EXPECT_LE(b.size(), sizeof data);
+        std::memcpy(data, b.data(), b.size());
+    }
+};
+
+template <class M, class P>
+sf::status load(const std::vector<unsigned char>& b) {
+    static aligned_bytes a{b};
+    a = aligned_bytes{b};
+    const sf::model_weights<M, P>* w = nullptr;
+    return sf::load_blob(a.data, a.size, w);
+}
+
+TEST(ModelBlob, RoundTripIsZeroCopy) {
+    const aligned_bytes a{model_blob<vit_model, sf::f16>()};
+    const sf::model_weights<vit_model, sf::f16>* w = nullptr;
+    ASSERT_EQ(sf::load_blob(a.data, a.size, w), sf::status::ok);
+    EXPECT_EQ(reinterpret_cast<const unsigned char*>(w), a.data + sf::blob::model_header_bytes);
+    EXPECT_EQ(std::memcmp(w, &model_weights_for<vit_model, sf::f16>(), sizeof *w), 0);
+}
+
+TEST(ModelBlob, EachMismatchHasItsStatus) {
+    const auto token = model_blob<token_model, sf::f32>();
+    EXPECT_EQ((load<token_model, sf::f32>(token)), sf::status::ok);
+    EXPECT_EQ((load<token_model, sf::f16>(token)), sf::status::blob_precision_mismatch);
+    using other_vocab = sf::model_config<token_model::encoder, sf::token_input<14>, sf::scale_embedding,
+                                         sf::sinusoidal_positions, sf::embedding_norm, sf::mean_pooling,
+                                         sf::classifier_head<4>>;
+    EXPECT_EQ((load<other_vocab, sf::f32>(token)), sf::status::blob_input_mismatch);
+    using features = sf::model_config<token_model::encoder, sf::feature_input<13>, sf::sinusoidal_positions,
+                                      sf::embedding_norm, sf::mean_pooling, sf::classifier_head<4>>;
+    EXPECT_EQ((load<features, sf::f32>(token)), sf::status::blob_input_mismatch);
+    using unscaled = sf::model_config<token_model::encoder, sf::token_input<13>, sf::sinusoidal_positions,
+                                      sf::embedding_norm, sf::mean_pooling, sf::classifier_head<4>>;
+    EXPECT_EQ((load<unscaled, sf::f32>(token)), sf::status::blob_embedding_mismatch);
+    using learned = sf::model_config<token_model::encoder, sf::token_input<13>, sf::scale_embedding,
+                                     sf::learned_positions, sf::embedding_norm, sf::mean_pooling,
+                                     sf::classifier_head<4>>;
+    EXPECT_EQ((load<learned, sf::f32>(token)), sf::status::blob_embedding_mismatch);
+    using classes5 = sf::model_config<token_model::encoder, sf::token_input<13>, sf::scale_embedding,
+                                      sf::sinusoidal_positions, sf::embedding_norm, sf::mean_pooling,
+                                      sf::classifier_head<5>>;
+    EXPECT_EQ((load<classes5, sf::f32>(token)), sf::status::blob_head_mismatch);
+    using cls_pool = sf::model_config<token_model::encoder, sf::token_input<13>, sf::scale_embedding,
+                                      sf::sinusoidal_positions, sf::cls_token, sf::embedding_norm, sf::cls_pooling,
+                                      sf::classifier_head<4>>;
+    EXPECT_EQ((load<cls_pool, sf::f32>(token)), sf::status::blob_embedding_mismatch);  // the CLS token first
+    using not_causal = sf::model_config<sf::encoder_config<20, 2, 36, 9, 2, sf::gelu_tanh>, sf::token_input<13>,
+                                        sf::scale_embedding, sf::sinusoidal_positions, sf::embedding_norm,
+                                        sf::mean_pooling, sf::classifier_head<4>>;
+    EXPECT_EQ((load<not_causal, sf::f32>(token)), sf::status::blob_config_mismatch);
+
+    // An encoder blob is not a model blob, nor the other way round.
+    std::vector<unsigned char> enc(sf::blob::size<token_model::encoder, sf::f32>);
+    ASSERT_EQ(sf::write_blob(model_weights_for<token_model>().encoder, enc.data(), enc.size()), sf::status::ok);
+    EXPECT_EQ((load<token_model, sf::f32>(enc)), sf::status::blob_kind_mismatch);
+    const aligned_bytes a{token};
+    const sf::encoder_weights<token_model::encoder, sf::f32>* ew = nullptr;
+    EXPECT_EQ(sf::load_blob(a.data, a.size, ew), sf::status::blob_kind_mismatch);
+    EXPECT_EQ(ew, nullptr);
+
+    // Corruption: header or payload CRC, truncation.
+    auto bad = token;
+    bad[sf::blob::model_header_bytes + 100] ^= 1;
+    EXPECT_EQ((load<token_model, sf::f32>(bad)), sf::status::blob_bad_checksum);
+    bad = token;
+    bad[60] ^= 1;
+    EXPECT_EQ((load<token_model, sf::f32>(bad)), sf::status::blob_bad_checksum);
+    bad.assign(token.begin(), token.end() - 1);
+    EXPECT_EQ((load<token_model, sf::f32>(bad)), sf::status::blob_too_small);
+}
+
+// Without learned positions no weight depends on seq_len: a blob of one length runs a build of
+// another. With learned positions a blob serves any shorter sequence.
+TEST(ModelBlob, OtherSequenceLengths) {
+    using longer = sf::model_config<sf::encoder_config<20, 2, 36, 15, 2, sf::gelu_tanh, sf::causal>, sf::token_input<13>,
+                                    sf::scale_embedding, sf::sinusoidal_positions, sf::embedding_norm,
+                                    sf::mean_pooling, sf::classifier_head<4>>;
+    const aligned_bytes a{model_blob<token_model, sf::f32>()};
+    const sf::model_weights<longer, sf::f32>* w = nullptr;
+    ASSERT_EQ(sf::load_blob(a.data, a.size, w), sf::status::ok);
+    // Causal and the same first rows: the same logits for the same tokens.
+    const auto ids = make_model_input<token_model>(input_kind::normal);
+    float l1[4], l2[4];
+    sf::model<token_model, sf::f32, sf::reference> short_model{model_weights_for<token_model>()};
+    sf::model<longer, sf::f32, sf::reference> long_model{*w};
+    ASSERT_EQ(short_model.classify(ids.data(), l1, nullptr, 6), sf::status::ok);
+    ASSERT_EQ(long_model.classify(ids.data(), l2, nullptr, 6), sf::status::ok);
+    EXPECT_TRUE(bit_equal(l1, l2, 4));
+
+
+    // Learned positions: 11 rows in the blob serve 7, not 15.
+    using learned11 = sf::model_config<sf::encoder_config<16, 2, 24, 11, 1>, sf::feature_input<3>,
+                                       sf::learned_positions, sf::mean_pooling>;
+    using learned7 = sf::model_config<sf::encoder_config<16, 2, 24, 7, 1>, sf::feature_input<3>,
+                                      sf::learned_positions, sf::mean_pooling>;
+    using learned15 = sf::model_config<sf::encoder_config<16, 2, 24, 15, 1>, sf::feature_input<3>,
+                                       sf::learned_positions, sf::mean_pooling>;
+    static sf::model_weights<learned11, sf::f32> w11;
+    make_model_weights<learned11>(w11, 11);
+    std::vector<unsigned char> b(sf::blob::model_size<learned11, sf::f32>);
+    ASSERT_EQ(sf::write_blob(w11, b.data(), b.size()), sf::status::ok);
+    EXPECT_EQ((load<learned15, sf::f32>(b)), sf::status::blob_embedding_mismatch);
+    const aligned_bytes a11{b};
+    const sf::model_weights<learned7, sf::f32>* w7 = nullptr;
+    ASSERT_EQ(sf::load_blob(a11.data, a11.size, w7), sf::status::ok);
+    EXPECT_EQ(std::memcmp(&w7->positions.table[0][0], &w11.positions.table[0][0], 7 * 16 * sizeof(float)), 0);
+    float x[7 * 3], y7[16], y11[16];
+    splitmix64 g{5};
+    fill_uniform(x, 7 * 3, g, 1.0f);
+    sf::model<learned7, sf::f32, sf::reference> m7{*w7};
+    sf::model<learned11, sf::f32, sf::reference> m11{w11};
+    ASSERT_EQ(m7.forward(x, y7, 7), sf::status::ok);
+    ASSERT_EQ(m11.forward(x, y11, 7), sf::status::ok);
+    EXPECT_TRUE(bit_equal(y7, y11, 16));
+}
+
+// ---- memory ------------------------------------------------------------------------------------
+
+TEST(ModelMemory, ConstexprByteCounts) {
+    using M = vit_model;
+    using m = sf::model<M, sf::f32, sf::reference>;
+    constexpr std::size_t D = M::d_model;
+    static_assert(m::weight_bytes == sizeof(sf::model_weights<M, sf::f32>));
+    static_assert(m::weight_bytes == sizeof(sf::encoder_weights<M::encoder, sf::f32>) +
+                                         4 * (M::features * D + D + D + D * M::classes + M::classes + M::seq_len * D) +
+                                         4 /* the empty embedding_norm, padded */);
+    static_assert(m::workspace_bytes == sizeof(sf::model_workspace_for<M, sf::reference>));
+    static_assert(sizeof(sf::model_weights<M, sf::f16>) * 2 >= m::weight_bytes);
+    static_assert(sf::model<token_model>::table_bytes == sizeof(float) * token_model::seq_len * token_model::d_model);
+    static_assert(sf::model<vit_model>::table_bytes == 0);
+    SUCCEED();
+}
+
+}  // namespace

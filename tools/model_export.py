@@ -1,0 +1,357 @@
+"""Whole models for staticformer: what export_pytorch.py does for encoders, for models.
+
+Reads torchvision's VisionTransformer and staticformer_torch.TransformerClassifier (a module, or
+their state_dict), and writes staticformer::model_weights<NAME_config, P> as a C++ header and as
+a model blob (.sfwm: the format is include/staticformer/blob.hpp's model_header). The struct
+order is model_weights.hpp's: encoder, input, cls, embedding_norm, head, positions (absent parts
+are empty members: one byte each in the payload).
+"""
+
+import struct
+import zlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import numpy as np
+import torch
+from torch import nn
+
+import export_pytorch as ep
+from encoder_schema import EncoderSpec
+from staticformer_torch import ClassifierConfig, TransformerClassifier, config_from_json
+
+INPUTS = ("tokens", "features", "patches")  # index = input kind in the blob
+POSITIONS = ("none", "sinusoidal", "learned")
+POOLINGS = ("none", "cls", "mean")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A staticformer model_config: the encoder and its front and back."""
+    encoder: EncoderSpec
+    input: str                      # one of INPUTS
+    vocab: int = 0
+    features: int = 0               # per token (patches: channels * patch^2)
+    image: Tuple[int, int, int] = (0, 0, 0)  # channels, height, width
+    patch: int = 0
+    scale_embedding: bool = False
+    positions: str = "none"
+    cls_token: bool = False
+    embedding_norm: bool = False
+    pooling: str = "none"
+    classes: int = 0
+
+    @property
+    def input_tokens(self) -> int:
+        return self.encoder.seq_len - int(self.cls_token)
+
+
+# A part of model_weights: (C++ member, [(field, torch key, array)]); no fields: an empty member.
+Part = Tuple[str, List[Tuple[str, str, np.ndarray]]]
+
+
+@dataclass
+class ModelWeights:
+    encoder: ep.EncoderWeights
+    parts: List[Part]  # input, cls, embedding_norm, head, positions, in struct order
+
+    def parameter_count(self) -> int:
+        return self.encoder.parameter_count() + sum(a.size for _, fields in self.parts for _, _, a in fields)
+
+
+# ---- extraction -------------------------------------------------------------------------------
+
+def _array(t: torch.Tensor, key: str, shape: tuple) -> np.ndarray:
+    """A float tensor as float32 of the given shape (no transposition)."""
+    a = t.detach().cpu().to(torch.float32).numpy().reshape(shape)
+    if not np.isfinite(a).all():
+        raise ep.ExportError(f"tensor '{key}' contains inf or nan")
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _get(state: dict, key: str) -> torch.Tensor:
+    if key not in state:
+        raise ep.ExportError(f"missing tensor '{key}'")
+    return state[key]
+
+
+def _parts(spec: ModelSpec, state: dict, keys: dict) -> List[Part]:
+    """The parts after the encoder from a state_dict; keys names each part's tensors."""
+    d = spec.encoder.d_model
+    if spec.input == "tokens":
+        k = keys["table"]
+        table = _get(state, k)
+        if tuple(table.shape) != (spec.vocab, d):
+            raise ep.ExportError(f"tensor '{k}' is {tuple(table.shape)}, expected ({spec.vocab}, {d})")
+        front = [("table", k, _array(table, k, (spec.vocab, d)))]
+    else:
+        kw, kb = keys["w"], keys["b"]
+        w = _get(state, kw)
+        if w.numel() != spec.features * d or w.shape[0] != d:
+            raise ep.ExportError(f"tensor '{kw}' is {tuple(w.shape)}, expected {d} x {spec.features} values")
+        # torch: [out][in] (Linear) or [out][channels][dy][dx] (Conv2d): in order (ch, dy, dx)
+        front = [("w", kw, _array(w, kw, (d, spec.features)).T.copy()), ("b", kb, _array(_get(state, kb), kb, (d,)))]
+    parts: List[Part] = [("input", front)]
+    parts.append(("cls", [("token", keys["cls"], _array(_get(state, keys["cls"]), keys["cls"], (d,)))]
+                  if spec.cls_token else []))
+    parts.append(("embedding_norm", [("gamma", keys["norm"] + ".weight", _array(_get(state, keys["norm"] + ".weight"), "", (d,))),
+                                     ("beta", keys["norm"] + ".bias", _array(_get(state, keys["norm"] + ".bias"), "", (d,)))]
+                  if spec.embedding_norm else []))
+    if spec.classes:
+        kw, kb = keys["head"] + ".weight", keys["head"] + ".bias"
+        parts.append(("head", [("w", kw, _array(_get(state, kw), kw, (spec.classes, d)).T.copy()),
+                               ("b", kb, _array(_get(state, kb), kb, (spec.classes,)))]))
+    else:
+        parts.append(("head", []))
+    if spec.positions == "learned":
+        k = keys["positions"]
+        t = _get(state, k)
+        rows = t.numel() // d
+        if rows < spec.encoder.seq_len:
+            raise ep.ExportError(f"'{k}' has {rows} rows, fewer than seq_len {spec.encoder.seq_len}")
+        parts.append(("positions", [("table", k, _array(t, k, (rows, d))[: spec.encoder.seq_len])]))
+    else:
+        parts.append(("positions", []))
+    return parts
+
+
+def classifier_spec(c: ClassifierConfig, seq_len: Optional[int] = None) -> ModelSpec:
+    enc = EncoderSpec(c.d_model, c.heads, c.d_ff, seq_len or c.seq_len, c.layers, c.norm_first, c.activation,
+                      c.final_norm, c.eps, c.causal)
+    if c.positions == "learned" and enc.seq_len > c.seq_len:
+        raise ep.ExportError(f"--seq-len {enc.seq_len}: the model learned positions for {c.seq_len} rows only")
+    features = c.features if c.input == "features" else c.image[0] * c.patch * c.patch
+    spec = ModelSpec(enc, c.input, c.vocab, features, tuple(c.image), c.patch, c.scale_embedding, c.positions,
+                     c.cls_token, c.embedding_norm, c.pooling, c.classes)
+    if c.input == "patches" and spec.input_tokens != (c.image[1] // c.patch) * (c.image[2] // c.patch):
+        raise ep.ExportError("an image model's seq_len is its number of patches (plus one with a CLS token)")
+    return spec
+
+
+def extract_classifier(state: dict, config: ClassifierConfig, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
+    spec = classifier_spec(config, seq_len)
+    ep.check_spec(spec.encoder)
+    encoder_state = {k: v for k, v in state.items() if k.startswith("encoder.")}
+    encoder = ep.extract_state_dict(encoder_state, spec.encoder, "encoder.")
+    front = {"table": "embedding.weight"} if spec.input == "tokens" else {"w": "projection.weight", "b": "projection.bias"}
+    keys = dict(front, cls="cls", norm="embedding_norm", head="head", positions="positions")
+    return spec, ModelWeights(encoder, _parts(spec, state, keys))
+
+
+def _vit_state(state: dict, layers: int) -> dict:
+    """torchvision ViT encoder keys renamed to nn.TransformerEncoder's."""
+    names = {"ln_1": "norm1", "ln_2": "norm2", "self_attention": "self_attn", "mlp.0": "linear1", "mlp.3": "linear2",
+             "mlp.linear_1": "linear1", "mlp.linear_2": "linear2"}
+    out = {}
+    for i in range(layers):
+        prefix = f"encoder.layers.encoder_layer_{i}."
+        for k, v in state.items():
+            if k.startswith(prefix):
+                rest = k[len(prefix):]
+                for a, b in names.items():
+                    if rest.startswith(a + "."):
+                        rest = b + rest[len(a):]
+                        break
+                out[f"layers.{i}.{rest}"] = v
+    for k in ("weight", "bias"):
+        out[f"norm.{k}"] = _get(state, f"encoder.ln.{k}")
+    return out
+
+
+def vit_spec(heads: int, state: dict, eps: float = 1e-6) -> ModelSpec:
+    """The model of a torchvision VisionTransformer's state_dict (heads are not in its tensors)."""
+    conv = _get(state, "conv_proj.weight")
+    if conv.dim() != 4:
+        raise ep.ExportError("conv_proj is not one Conv2d (conv_stem_configs are not supported)")
+    d, channels, patch = int(conv.shape[0]), int(conv.shape[1]), int(conv.shape[2])
+    seq_len = int(_get(state, "encoder.pos_embedding").shape[1])
+    side = int(round((seq_len - 1) ** 0.5)) * patch
+    layers = len({k.split(".")[2] for k in state if k.startswith("encoder.layers.")})
+    mlp = _get(state, f"encoder.layers.encoder_layer_0.{'mlp.0' if 'encoder.layers.encoder_layer_0.mlp.0.weight' in state else 'mlp.linear_1'}.weight")
+    if "heads.pre_logits.weight" in state:
+        raise ep.ExportError("ViT with representation_size (a pre-logits layer) is not supported")
+    classes = int(_get(state, "heads.head.weight").shape[0])
+    enc = EncoderSpec(d, heads, int(mlp.shape[0]), seq_len, layers, True, "gelu", True, eps)
+    return ModelSpec(enc, "patches", 0, channels * patch * patch, (channels, side, side), patch, False, "learned",
+                     True, False, "cls", classes)
+
+
+def extract_vit_state(state: dict, heads: int, eps: float = 1e-6) -> Tuple[ModelSpec, ModelWeights]:
+    spec = vit_spec(heads, state, eps)
+    ep.check_spec(spec.encoder)
+    encoder = ep.extract_state_dict(_vit_state(state, spec.encoder.layers), spec.encoder)
+    keys = {"w": "conv_proj.weight", "b": "conv_proj.bias", "cls": "class_token", "head": "heads.head",
+            "positions": "encoder.pos_embedding"}
+    return spec, ModelWeights(encoder, _parts(spec, state, keys))
+
+
+def extract_vit(vit: nn.Module) -> Tuple[ModelSpec, ModelWeights]:
+    if getattr(vit, "representation_size", None) is not None:
+        raise ep.ExportError("ViT with representation_size (a pre-logits layer) is not supported")
+    if not isinstance(vit.conv_proj, nn.Conv2d):
+        raise ep.ExportError("conv_proj is not one Conv2d (conv_stem_configs are not supported)")
+    blocks = list(vit.encoder.layers)
+    eps = {ep._layer_norm_eps(m, vit.hidden_dim, n) for b in blocks for n, m in (("ln_1", b.ln_1), ("ln_2", b.ln_2))}
+    eps.add(ep._layer_norm_eps(vit.encoder.ln, vit.hidden_dim, "encoder.ln"))
+    if len(eps) != 1:
+        raise ep.ExportError(f"LayerNorms with different epsilons {sorted(eps)}: staticformer uses one")
+    for i, b in enumerate(blocks):
+        act = b.mlp[1]
+        if not isinstance(act, nn.GELU) or act.approximate != "none":
+            raise ep.ExportError(f"encoder_layer_{i}: the MLP's activation is not nn.GELU()")
+    return extract_vit_state(vit.state_dict(), blocks[0].num_heads, eps.pop())
+
+
+def is_vit(obj) -> bool:
+    return type(obj).__name__ == "VisionTransformer" and hasattr(obj, "conv_proj") and hasattr(obj, "class_token")
+
+
+def extract_model(obj, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
+    """A saved module: a VisionTransformer or a TransformerClassifier."""
+    if isinstance(obj, TransformerClassifier):
+        return extract_classifier(obj.state_dict(), obj.config, seq_len)
+    if is_vit(obj):
+        if seq_len not in (None, obj.seq_length):
+            raise ep.ExportError(f"a ViT's seq_len is its patches plus the CLS token: {obj.seq_length}")
+        return extract_vit(obj)
+    raise ep.ExportError(f"{type(obj).__name__} is not a model this exporter reads (torchvision "
+                         "VisionTransformer, staticformer_torch.TransformerClassifier or nn.TransformerEncoder)")
+
+
+def extract_model_state(state: dict, heads: Optional[int], seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
+    """A state_dict: a TransformerClassifier's (it carries its configuration) or a ViT's (--heads)."""
+    if "_extra_state" in state:
+        try:
+            config = config_from_json(state["_extra_state"])
+        except (TypeError, ValueError) as e:
+            raise ep.ExportError(f"a state_dict with an unknown _extra_state: {e}") from None
+        return extract_classifier(state, config, seq_len)
+    if "conv_proj.weight" in state and "class_token" in state:
+        if heads is None:
+            raise ep.ExportError("a VisionTransformer state_dict needs --heads")
+        return extract_vit_state(state, heads)
+    raise ep.ExportError("not a model state_dict")
+
+
+# ---- C++ header ---------------------------------------------------------------------------------
+
+def model_config_type(name: str, spec: ModelSpec) -> str:
+    s = "staticformer::"
+    if spec.input == "tokens":
+        front = f"{s}token_input<{spec.vocab}>"
+    elif spec.input == "features":
+        front = f"{s}feature_input<{spec.features}>"
+    else:
+        front = f"{s}patch_input<{spec.image[0]}, {spec.image[1]}, {spec.image[2]}, {spec.patch}>"
+    opts = [f"{name}_encoder_config", front]
+    opts += [f"{s}scale_embedding"] * spec.scale_embedding
+    opts += [f"{s}{spec.positions}_positions"] * (spec.positions != "none")
+    opts += [f"{s}cls_token"] * spec.cls_token + [f"{s}embedding_norm"] * spec.embedding_norm
+    opts += [f"{s}{spec.pooling}_pooling"] * (spec.pooling != "none")
+    opts += [f"{s}classifier_head<{spec.classes}>"] * (spec.classes > 0)
+    return f"{s}model_config<{', '.join(opts)}>"
+
+
+def _stored(a: np.ndarray, key: str, precision: str) -> np.ndarray:
+    return a if precision == "f32" else ep.half_bits(a, key)
+
+
+def describe(spec: ModelSpec) -> str:
+    return model_config_type("m", spec).replace("staticformer::", "").replace("m_encoder_config", ep.describe(spec.encoder))
+
+
+def header_text(name: str, spec: ModelSpec, weights: ModelWeights, source: str, precision: str = "f32") -> str:
+    ep.check_name(name)
+    out = [
+        f"// {name}: staticformer model weights ({precision}), {weights.parameter_count():,} parameters.",
+        f"// Generated by tools/export_pytorch.py from {source}; re-export rather than edit.",
+        f"// {describe(spec)}",
+        "// Matrices are w[in][out], the transpose of torch's Linear.weight.",
+        "#pragma once",
+        "",
+        "#include <staticformer/staticformer.hpp>",
+        "",
+        ep.config_using(f"{name}_encoder", spec.encoder),
+        f"using {name}_config = {model_config_type(name, spec)};",
+        "",
+        f"alignas(staticformer::weights_alignment) inline constexpr staticformer::model_weights<{name}_config, "
+        f"staticformer::{precision}> {name} = {{",
+        "    {  // encoder",
+    ]
+    out += ep.encoder_initializer(spec.encoder, weights.encoder, precision, "        ", "encoder.")
+    out.append("    },")
+    for part, fields in weights.parts:
+        if not fields:
+            out.append(f"    {{}},  // {part}: none")
+            continue
+        out.append(f"    {{  // {part}")
+        for field, key, a in fields:
+            out += ep._member_lines(field, key, _stored(a, key, precision), "        ")
+        out.append("    },")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+# ---- blob -------------------------------------------------------------------------------------
+
+MODEL_MAGIC = b"SFWM"
+MODEL_VERSION = 1
+MODEL_HEADER_BYTES = 128
+# blob.hpp model_header: bytes [0, 56) as the encoder blob's header, then input kind, vocab,
+# features, channels, height, width, patch, model options, classes, position rows, 24 reserved
+# bytes, payload CRC; the header CRC over [0, 124) follows.
+MODEL_FIELDS = struct.Struct("<4s11IQ10I24xI")
+
+
+def model_options(spec: ModelSpec) -> int:
+    return (int(spec.scale_embedding) | int(spec.cls_token) << 1 | int(spec.embedding_norm) << 2 |
+            POSITIONS.index(spec.positions) << 4 | POOLINGS.index(spec.pooling) << 8)
+
+
+def payload_bytes(weights: ModelWeights, precision: str = "f32") -> bytes:
+    """model_weights' bytes: the encoder's, then each part (an empty one: one byte), each array
+    aligned to its element, the whole padded to the element."""
+    size = 4 if precision == "f32" else 2
+    out = bytearray(ep.payload_bytes(weights.encoder, precision))
+    element = "<f4" if precision == "f32" else "<u2"
+    for _, fields in weights.parts:
+        if not fields:
+            out += b"\0"
+            continue
+        out += bytes(-len(out) % size)
+        for _, key, a in fields:
+            out += np.ascontiguousarray(_stored(a, key, precision), dtype=element).tobytes()
+    out += bytes(-len(out) % size)
+    return bytes(out)
+
+
+def blob_bytes(spec: ModelSpec, weights: ModelWeights, precision: str = "f32") -> bytes:
+    payload = payload_bytes(weights, precision)
+    e = spec.encoder
+    eps_bits = int(np.frombuffer(ep.spec_eps32(e).astype("<f4").tobytes(), dtype="<u4")[0])
+    rows = dict(weights.parts)["positions"][0][2].shape[0] if spec.positions == "learned" else 0
+    head = MODEL_FIELDS.pack(MODEL_MAGIC, MODEL_VERSION, MODEL_HEADER_BYTES, ep.BYTE_ORDER_MARK,
+                             e.d_model, e.heads, e.d_ff, e.seq_len, e.layers, ep.options_code(e), eps_bits,
+                             ep.PRECISIONS.index(precision), len(payload),
+                             INPUTS.index(spec.input), spec.vocab, spec.features, *spec.image, spec.patch,
+                             model_options(spec), spec.classes, rows, zlib.crc32(payload))
+    head += struct.pack("<I", zlib.crc32(head))
+    assert len(head) == MODEL_HEADER_BYTES
+    return head + payload
+
+
+def export(spec: ModelSpec, weights: ModelWeights, name: str, source: str, header: Optional[str] = None,
+           blob: Optional[str] = None, precision: str = "f32") -> str:
+    ep.check_name(name)
+    payload = payload_bytes(weights, precision)  # checks the whole conversion before writing
+    summary = f"{name}: {describe(spec)}, {weights.parameter_count():,} parameters, {precision} ({len(payload):,} bytes)"
+    if header:
+        data = header_text(name, spec, weights, source, precision).encode("ascii")
+        Path(header).write_bytes(data)
+        summary += f", header {len(data):,} bytes"
+    if blob:
+        data = blob_bytes(spec, weights, precision)
+        Path(blob).write_bytes(data)
+        summary += f", blob {len(data):,} bytes"
+    return summary

@@ -1,0 +1,169 @@
+"""TransformerClassifier: a PyTorch model staticformer runs as it is, to train and export without glue.
+
+    from staticformer_torch import TransformerClassifier
+    model = TransformerClassifier(d_model=32, heads=4, d_ff=64, layers=2, seq_len=17,
+                                  input="tokens", vocab=17, positions="sinusoidal",
+                                  pooling="mean", classes=10)
+    ... train it (model(x) gives logits; model(x, valid_len) for sequences shorter than seq_len) ...
+    torch.save(model, "model.pt")            # or torch.save(model.state_dict(), "model_sd.pt")
+    python3 tools/export_pytorch.py --module model.pt --name digits --header digits.hpp
+
+The state_dict carries the configuration too (get_extra_state), so either file exports alone.
+What it computes is staticformer's model_config (include/staticformer/model_config.hpp):
+
+    rows = [CLS] + front(x)        input "tokens" (nn.Embedding, optionally * sqrt(d_model)),
+                                   "features" (nn.Linear) or "patches" (nn.Conv2d, kernel = stride)
+    rows = rows + positions[row]   "sinusoidal" (the table below), "learned" (a parameter) or "none"
+    rows = LayerNorm(rows)         embedding_norm=True
+    rows = nn.TransformerEncoder(rows)   causal=True adds generate_square_subsequent_mask
+    out  = rows | rows[0] | mean(valid rows)   pooling "none", "cls" or "mean"
+    out  = Linear(out)             classes > 0
+
+The sinusoidal table is computed in float64 and rounded once to float32, as staticformer's
+compile-time table is: PE(pos, 2i) = sin(pos / 10000^(2i / d)), PE(pos, 2i + 1) = cos(...).
+Needs torch (1.13 or later).
+"""
+
+import functools
+import json
+import math
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import torch
+from torch import nn
+
+INPUTS = ("tokens", "features", "patches")
+POSITIONS = ("none", "sinusoidal", "learned")
+POOLINGS = ("none", "cls", "mean")
+ACTIVATIONS = {"relu": "relu", "gelu": "gelu",
+               "gelu_tanh": functools.partial(nn.functional.gelu, approximate="tanh")}
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    d_model: int
+    heads: int
+    d_ff: int
+    layers: int
+    seq_len: int               # encoder rows, the CLS token included
+    input: str = "tokens"      # one of INPUTS
+    vocab: int = 0             # tokens
+    features: int = 0          # features
+    image: tuple = (0, 0, 0)   # patches: (channels, height, width)
+    patch: int = 0             # patches
+    scale_embedding: bool = False
+    positions: str = "sinusoidal"
+    cls_token: bool = False
+    embedding_norm: bool = False
+    pooling: str = "mean"
+    classes: int = 0
+    norm_first: bool = False
+    activation: str = "relu"
+    final_norm: bool = False
+    eps: float = 1e-5
+    causal: bool = False
+
+
+def config_json(c: ClassifierConfig) -> str:
+    return json.dumps(asdict(c), sort_keys=True)
+
+
+def config_from_json(text: str) -> ClassifierConfig:
+    fields = json.loads(text)
+    fields["image"] = tuple(fields.get("image", (0, 0, 0)))
+    return ClassifierConfig(**fields)
+
+
+def sinusoid_table(rows: int, d_model: int) -> torch.Tensor:
+    """PE(pos, 2i) = sin(pos / 10000^(2i / d)), PE(pos, 2i + 1) = cos(...), float64 -> float32."""
+    pos = torch.arange(rows, dtype=torch.float64).unsqueeze(1)
+    i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = pos * torch.exp(-(i / d_model) * math.log(10000.0))
+    table = torch.zeros(rows, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return table.to(torch.float32)
+
+
+class TransformerClassifier(nn.Module):
+    """See the module's docstring; keyword arguments are ClassifierConfig's fields."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        c = ClassifierConfig(**kwargs)
+        if c.input not in INPUTS or c.positions not in POSITIONS or c.pooling not in POOLINGS:
+            raise ValueError(f"input in {INPUTS}, positions in {POSITIONS}, pooling in {POOLINGS}")
+        if c.pooling == "cls" and not c.cls_token:
+            raise ValueError("pooling='cls' needs cls_token=True")
+        if c.classes and c.pooling == "none":
+            raise ValueError("a classifier head needs pooling 'cls' or 'mean'")
+        self.config = c
+        d = c.d_model
+        if c.input == "tokens":
+            self.embedding = nn.Embedding(c.vocab, d)
+        elif c.input == "features":
+            self.projection = nn.Linear(c.features, d)
+        else:
+            self.projection = nn.Conv2d(c.image[0], d, kernel_size=c.patch, stride=c.patch)
+        if c.cls_token:
+            self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        if c.positions == "learned":
+            self.positions = nn.Parameter(torch.zeros(1, c.seq_len, d))
+        elif c.positions == "sinusoidal":
+            self.register_buffer("sinusoids", sinusoid_table(c.seq_len, d), persistent=False)
+        if c.embedding_norm:
+            self.embedding_norm = nn.LayerNorm(d, eps=c.eps)
+        activation = ACTIVATIONS[c.activation]
+        layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=activation,
+                                           layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
+        final = nn.LayerNorm(d, eps=c.eps) if c.final_norm else None
+        self.encoder = nn.TransformerEncoder(layer, c.layers, norm=final, enable_nested_tensor=False)
+        if c.classes:
+            self.head = nn.Linear(d, c.classes)
+
+    # The configuration travels with the state_dict, as JSON text (torch.load(weights_only=True)
+    # reads strings, not floats).
+    def get_extra_state(self):
+        return config_json(self.config)
+
+    def set_extra_state(self, state):
+        if config_from_json(state) != self.config:
+            raise ValueError(f"state_dict of another configuration: {state}")
+
+    def forward(self, x: torch.Tensor, valid_len: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """x: token ids [batch, tokens], features [batch, tokens, features] or images
+        [batch, channels, height, width]; valid_len: real tokens per sequence (the rest padding)."""
+        c = self.config
+        if c.input == "tokens":
+            h = self.embedding(x)
+            if c.scale_embedding:
+                h = h * math.sqrt(c.d_model)
+        elif c.input == "features":
+            h = self.projection(x)
+        else:
+            h = self.projection(x).flatten(2).transpose(1, 2)
+        if c.cls_token:
+            h = torch.cat([self.cls.expand(h.shape[0], -1, -1), h], dim=1)
+        n = h.shape[1]
+        if c.positions == "learned":
+            h = h + self.positions[:, :n]
+        elif c.positions == "sinusoidal":
+            h = h + self.sinusoids[:n]
+        if c.embedding_norm:
+            h = self.embedding_norm(h)
+        rows = torch.arange(n, device=h.device).unsqueeze(0)
+        valid = None if valid_len is None else rows < (valid_len.to(h.device) + int(c.cls_token)).unsqueeze(1)
+        mask = nn.Transformer.generate_square_subsequent_mask(n).to(h.device) if c.causal else None
+        h = self.encoder(h, mask=mask, src_key_padding_mask=None if valid is None else ~valid)
+        if valid is not None:  # padded rows: exactly zero (masked_fill, not a product: they may be NaN)
+            h = h.masked_fill(~valid.unsqueeze(2), 0.0)
+        if c.pooling == "none":
+            return h
+        if c.pooling == "cls":
+            h = h[:, 0]
+        elif valid is None:
+            h = h.mean(dim=1)
+        else:
+            h = h.sum(dim=1) / valid.sum(dim=1, keepdim=True)
+        return self.head(h) if c.classes else h
