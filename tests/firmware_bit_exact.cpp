@@ -97,7 +97,7 @@ bool check_model(const char* name) {
     model_weights_for<M, P>();
     for (input_kind kind : {input_kind::normal, input_kind::large})
         for (int n : model_valid_lens<M>())
-            if (!check_output(golden_name<P>(name, n, kind), M::output_values * sizeof(float), "  (model)",
+            if (!check_output(golden_name<P>(name, n, kind), model_output_bytes_count<M, P>, "  (model)",
                               [&](sf::status& s) { return model_output_bytes<M, P, sf::default_backend>(kind, n, s); }))
                 return false;
     return true;
@@ -125,7 +125,8 @@ int main() {
 #undef CHECK_CASE
 #define CHECK_MODEL(name)                                 \
     if (!check_model<name, sf::f32>(#name)) return 1; \
-    if (!check_model<name, sf::f16>(#name)) return 1;
+    if (!check_model<name, sf::f16>(#name)) return 1; \
+    if (!check_model<name, sf::int8>(#name)) return 1;
     STATICFORMER_MODEL_CASES(CHECK_MODEL)
 #undef CHECK_MODEL
     std::printf("%d passed, 0 failed: reference outputs (f32, f16 and int8 weights; models) bit-identical to the host's\n", checked);

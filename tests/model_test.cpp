@@ -26,30 +26,64 @@ void check_model_case(const char* name) {
     ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR (the reference_outputs generator's output)";
     for (input_kind kind : {input_kind::normal, input_kind::large}) {
         for (int n : model_valid_lens<M>()) {
-            std::vector<float> expected;
+            std::vector<unsigned char> expected;
             const std::string path = output_file(dir, name, precision_name<P>, n, kind);
-            ASSERT_TRUE(read_floats(path, expected)) << "missing " << path;
-            ASSERT_EQ(expected.size(), M::output_values);
+            ASSERT_TRUE(read_file(path, expected)) << "missing " << path;
+            ASSERT_EQ(expected.size(), (model_output_bytes_count<M, P>));
             sf::status s;
             const auto ref = model_output_bytes<M, P, sf::reference>(kind, n, s);
             ASSERT_EQ(s, sf::status::ok);
-            EXPECT_EQ(std::memcmp(expected.data(), ref.data(), ref.size()), 0)
-                << name << " " << precision_name<P> << " reference, valid " << n << ", " << name_of(kind);
+            EXPECT_EQ(ref, expected) << name << " " << precision_name<P> << " reference, valid " << n << ", "
+                                     << name_of(kind);
 #if STATICFORMER_HAS_SIMD
             const auto vec = model_output_bytes<M, P, sf::simd>(kind, n, s);
             ASSERT_EQ(s, sf::status::ok);
-            EXPECT_EQ(std::memcmp(expected.data(), vec.data(), vec.size()), 0)
-                << name << " " << precision_name<P> << " simd, valid " << n << ", " << name_of(kind);
+            EXPECT_EQ(vec, expected) << name << " " << precision_name<P> << " simd, valid " << n << ", " << name_of(kind);
 #endif
         }
     }
 }
 
-#define MODEL_BIT_EXACT_TEST(name)                                                \
-    TEST(ModelBitExact, name) { check_model_case<name, sf::f32>(#name); }         \
-    TEST(ModelBitExactF16, name) { check_model_case<name, sf::f16>(#name); }
+#define MODEL_BIT_EXACT_TEST(name)                                               \
+    TEST(ModelBitExact, name) { check_model_case<name, sf::f32>(#name); }        \
+    TEST(ModelBitExactF16, name) { check_model_case<name, sf::f16>(#name); }     \
+    TEST(ModelBitExactInt8, name) { check_model_case<name, sf::int8>(#name); }
 STATICFORMER_MODEL_CASES(MODEL_BIT_EXACT_TEST)
 #undef MODEL_BIT_EXACT_TEST
+
+// int8 models follow their f32 model: the dequantised logits keep an SQNR >= 20 dB and the same
+// arg-max on the calibration-like input; rows the same within an SQNR of 20 dB.
+template <class M>
+void check_int8_accuracy(const char* name) {
+    double signal = 0, noise = 0;
+    int agree = 0, total = 0;
+    for (int n : model_valid_lens<M>()) {
+        sf::status s;
+        const auto f = model_output_bytes<M, sf::f32, sf::reference>(input_kind::normal, n, s);
+        const auto q = model_output_bytes<M, sf::int8, sf::reference>(input_kind::normal, n, s);
+        std::vector<float> y(M::output_values), yq(M::output_values);
+        std::memcpy(y.data(), f.data(), f.size());
+        if constexpr (M::has_head) {
+            sf::dequantize_logits(model_weights_for<M, sf::int8>(), reinterpret_cast<const std::int32_t*>(q.data()),
+                                  yq.data(), yq.size());
+            agree += sf::arg_max(y.data(), M::classes) == sf::arg_max(yq.data(), M::classes);
+            ++total;
+        } else {
+            sf::dequantize_model_output(model_weights_for<M, sf::int8>(), reinterpret_cast<const std::int8_t*>(q.data()),
+                                        yq.data(), yq.size());
+        }
+        for (std::size_t i = 0; i < y.size(); ++i) signal += double(y[i]) * y[i], noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
+    }
+    const double sqnr = 10 * std::log10(signal / std::max(noise, 1e-30));
+    std::printf("  int8 model %-14s SQNR %.1f dB, arg-max agrees %d / %d\n", name, sqnr, agree, total);
+    EXPECT_GE(sqnr, 20.0) << name;
+    EXPECT_EQ(agree, total) << name;
+}
+
+#define MODEL_INT8_ACCURACY_TEST(name) \
+    TEST(ModelInt8Accuracy, name) { check_int8_accuracy<name>(#name); }
+STATICFORMER_MODEL_CASES(MODEL_INT8_ACCURACY_TEST)
+#undef MODEL_INT8_ACCURACY_TEST
 
 // The model's steps done by hand with the public kernels and encoder: the composition is what
 // model.hpp's header says it is.
@@ -138,6 +172,33 @@ TEST(ModelStatus, PaddedRowsOfTheSequenceAreZero) {
     for (std::size_t i = 0; i < std::size_t(5) * M::d_model; ++i) ASSERT_TRUE(std::isfinite(y[i]));
 }
 
+TEST(ModelStatus, Int8BadCallsWriteNothing) {
+    using M = token_model;
+    sf::model<M, sf::int8> m{model_weights_for<M, sf::int8>()};
+    auto ids = make_model_input<M>(input_kind::normal);
+    std::int32_t logits[M::classes] = {7, 7, 7, 7};
+    int label = 42;
+    ids[1] = M::vocab;
+    EXPECT_EQ(m.classify(ids.data(), logits, &label, 3), sf::status::bad_token_id);
+    EXPECT_EQ(m.classify(ids.data(), logits, &label, 0), sf::status::bad_valid_len);
+    for (std::int32_t v : logits) EXPECT_EQ(v, 7);
+    EXPECT_EQ(label, 42);
+    ids[1] = 0;
+    EXPECT_EQ(m.classify(ids.data(), logits, &label, 3), sf::status::ok);
+    EXPECT_EQ(label, sf::arg_max(logits, M::classes));
+}
+
+TEST(ModelStatus, Int8SequencePaddingIsTheOutputZeroPoint) {
+    using M = feature_model;
+    const auto& w = model_weights_for<M, sf::int8>();
+    sf::model<M, sf::int8> m{w};
+    const auto x = make_model_input_for<M, sf::int8>(input_kind::normal);
+    std::vector<std::int8_t> y(M::output_values, 5);
+    ASSERT_EQ(m.forward(x.data(), y.data(), 4), sf::status::ok);
+    for (std::size_t i = std::size_t(5) * M::d_model; i < y.size(); ++i)
+        ASSERT_EQ(y[i], std::int8_t(w.encoder.output.zero_point)) << i;
+}
+
 // ---- causal attention: the masked scores cost nothing ---------------------------------------
 
 struct counting_keys : sf::kernel_set<sf::reference> {
@@ -213,6 +274,19 @@ TEST(ModelBlob, RoundTripIsZeroCopy) {
     ASSERT_EQ(sf::load_blob(a.data, a.size, w), sf::status::ok);
     EXPECT_EQ(reinterpret_cast<const unsigned char*>(w), a.data + sf::blob::model_header_bytes);
     EXPECT_EQ(std::memcmp(w, &model_weights_for<vit_model, sf::f16>(), sizeof *w), 0);
+}
+
+TEST(ModelBlob, Int8RoundTripAndQuantizationChecks) {
+    const auto b = model_blob<vit_model, sf::int8>();
+    EXPECT_EQ((load<vit_model, sf::int8>(b)), sf::status::ok);
+    EXPECT_EQ((load<vit_model, sf::f32>(b)), sf::status::blob_precision_mismatch);
+    // A shift out of range, with both CRCs recomputed: refused as a bad quantisation.
+    static sf::model_weights<vit_model, sf::int8> bad;
+    bad = model_weights_for<vit_model, sf::int8>();
+    bad.head.linear.shift = 70;
+    std::vector<unsigned char> resealed(sf::blob::model_size<vit_model, sf::int8>);
+    ASSERT_EQ(sf::write_blob(bad, resealed.data(), resealed.size()), sf::status::ok);
+    EXPECT_EQ((load<vit_model, sf::int8>(resealed)), sf::status::blob_bad_quantization);
 }
 
 TEST(ModelBlob, EachMismatchHasItsStatus) {

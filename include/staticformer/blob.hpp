@@ -9,6 +9,7 @@
 
 #include "config.hpp"
 #include "model_weights.hpp"
+#include "model_weights_int8.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 #include "weights_int8.hpp"
@@ -272,8 +273,6 @@ inline status load_blob(const void* data, std::size_t size, const model_weights<
     static_assert(std::is_trivially_copyable<weights>::value && std::is_standard_layout<weights>::value,
                   "weights must be plain data to be used in place");
     constexpr bool learned = M::positions == positions_kind::learned;
-    static_assert(!learned || offsetof(weights, positions) + sizeof(weights::positions) == sizeof(weights),
-                  "learned positions end the weights");
     if (data == nullptr) return status::null_pointer;
     const auto* bytes = static_cast<const unsigned char*>(data);
     if (size >= 4 && std::memcmp(bytes, blob::magic, 4) == 0) return status::blob_kind_mismatch;
@@ -295,14 +294,21 @@ inline status load_blob(const void* data, std::size_t size, const model_weights<
         return status::blob_embedding_mismatch;
     if ((h.model_options & pooling_bits) != (expected & pooling_bits) || h.classes != std::uint32_t(M::classes))
         return status::blob_head_mismatch;
-    // Learned positions: the rows beyond seq_len follow the weights, unused.
-    const std::uint64_t extra =
-        learned ? std::uint64_t(h.position_rows - M::seq_len) * M::d_model * sizeof(typename weights::element) : 0;
-    if (h.payload_bytes != sizeof(weights) + extra) return status::blob_bad_size;
+    // Learned positions end the weights: the rows beyond seq_len follow, unused (over the
+    // struct's tail padding, if it has any).
+    std::uint64_t expected_bytes = sizeof(weights);
+    if constexpr (learned) {
+        const std::uint64_t end = offsetof(weights, positions) +
+                                  std::uint64_t(h.position_rows) * M::d_model * sizeof(typename weights::element);
+        expected_bytes = end > expected_bytes ? end : expected_bytes;
+    }
+    if (h.payload_bytes != expected_bytes) return status::blob_bad_size;
     if (size - blob::model_header_bytes < h.payload_bytes) return status::blob_too_small;
     const unsigned char* payload = bytes + blob::model_header_bytes;
     if (h.payload_crc != blob::crc32(payload, std::size_t(h.payload_bytes))) return status::blob_bad_checksum;
     if (reinterpret_cast<std::uintptr_t>(payload) % alignof(weights) != 0) return status::blob_misaligned;
+    if constexpr (std::is_same<P, int8>::value)
+        if (!is_valid(*reinterpret_cast<const weights*>(payload))) return status::blob_bad_quantization;
     out = reinterpret_cast<const weights*>(payload);
     return status::ok;
 }

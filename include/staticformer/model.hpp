@@ -16,41 +16,67 @@
 #include "math/sinusoid.hpp"
 #include "model_config.hpp"
 #include "model_weights.hpp"
+#include "model_weights_int8.hpp"
 
 namespace staticformer {
 
+// What a model reads: token ids (std::int32_t), or features / an image: floats (f32, f16) or
+// int8 values quantised with weights.quant.input (int8).
+template <class M, class P = f32>
+using model_input_t = std::conditional_t<M::input == input_kind::tokens, std::int32_t,
+                                         std::conditional_t<std::is_same<P, int8>::value, std::int8_t, float>>;
+// What a model writes: floats (f32, f16); int8: int32 logits with a head, else int8 rows.
+template <class M, class P = f32>
+using model_output_t =
+    std::conditional_t<!std::is_same<P, int8>::value, float, std::conditional_t<M::has_head, std::int32_t, std::int8_t>>;
+
+// The precision of a model's activations: float for f32 and f16 weights, int8 for int8.
+template <class P>
+using activation_precision = std::conditional_t<std::is_same<P, int8>::value, int8, f32>;
+
 // All activation memory of one model pass: the encoder's workspace, the sequence (unless the
 // output is the sequence: then it is the caller's buffer), a tile of image patches, the pooled
-// row (with a head). Absent parts are one float.
-template <class M, int Tile>
+// row (with a head). Absent parts are one value.
+template <class M, int Tile, class P = f32>
 struct model_workspace {
     static constexpr int D = M::d_model, S = M::seq_len;
+    static constexpr bool is_int8 = std::is_same<P, int8>::value;
     static constexpr bool pooled_output = M::pooling != pooling_kind::none;
-    workspace<typename M::encoder, Tile> encoder;
-    alignas(64) float sequence[pooled_output ? S * D : 1];
-    alignas(64) float patches[M::input == input_kind::patches ? Tile * M::features : 1];
-    alignas(64) float pooled[M::has_head ? D : 1];
+    using value = std::conditional_t<is_int8, std::int8_t, float>;
+    std::conditional_t<is_int8, workspace_int8<typename M::encoder, Tile>, workspace<typename M::encoder, Tile>> encoder;
+    alignas(64) value sequence[pooled_output ? S * D : 1];
+    alignas(64) value patches[M::input == input_kind::patches ? Tile * M::features : 1];
+    alignas(64) value pooled[M::has_head ? D : 1];
 };
 
-template <class M, class Backend = default_backend>
-using model_workspace_for = model_workspace<M, tile_for<typename M::encoder, Backend>>;
-
-// What a model reads: token ids (std::int32_t) or floats (features, image).
-template <class M>
-using model_input_t = std::conditional_t<M::input == input_kind::tokens, std::int32_t, float>;
+// P: the weights' precision (f32 and f16 models share one float workspace).
+template <class M, class Backend = default_backend, class P = f32>
+using model_workspace_for = model_workspace<M, tile_for<typename M::encoder, Backend>, activation_precision<P>>;
 
 namespace detail {
 
-template <class M>
+template <class M, class P>
 inline status check_model_call(const void* in, const void* out, int valid_tokens) noexcept {
     if (in == nullptr || out == nullptr) return status::null_pointer;
     if (valid_tokens <= 0 || valid_tokens > M::input_tokens ||
         (M::input == input_kind::patches && valid_tokens != M::input_tokens))
         return status::bad_valid_len;
-    const std::uintptr_t in_bytes = M::input_values * sizeof(model_input_t<M>), out_bytes = M::output_values * sizeof(float);
+    const std::uintptr_t in_bytes = M::input_values * sizeof(model_input_t<M, P>),
+                         out_bytes = M::output_values * sizeof(model_output_t<M, P>);
     const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
     if (ia < oa + out_bytes && oa < ia + in_bytes) return status::overlapping_buffers;
     return status::ok;
+}
+
+// The image's patches [0, n), Tile at a time: gathered into buffer, then project(t0, count).
+template <class M, int Tile, class V, class Project>
+inline void patch_tiles(const V* image, int n, V* buffer, Project&& project) noexcept {
+    using in = typename M::input_traits;
+    for (int t0 = 0; t0 < n; t0 += Tile) {
+        const int count = n - t0 < Tile ? n - t0 : Tile;
+        kernels::reference::patch_rows<in::channels, in::height, in::width, in::patch>(image, t0, count, buffer);
+        project(t0, count);
+    }
 }
 
 template <class M, class K, class P, int Tile>
@@ -61,7 +87,7 @@ struct model_composition {
 
     // Rows [first, first + n) from the input.
     static void front(const model_weights<M, P>& w, const model_input_t<M>* in, int n, float* y,
-                      model_workspace<M, Tile>& ws) noexcept {
+                      model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
         float* rows = y + first * D;
         if constexpr (M::input == input_kind::tokens) {
             if constexpr (M::scales_embedding)
@@ -71,19 +97,15 @@ struct model_composition {
         } else if constexpr (M::input == input_kind::features) {
             K::template linear<M::features, D>(in, n, &w.input.w[0][0], w.input.b, rows);
         } else {
-            using in_t = typename M::input_traits;
-            for (int t0 = 0; t0 < n; t0 += T) {
-                const int count = n - t0 < T ? n - t0 : T;
-                kernels::reference::patch_rows<in_t::channels, in_t::height, in_t::width, in_t::patch>(in, t0, count,
-                                                                                                      ws.patches);
+            patch_tiles<M, T>(in, n, ws.patches, [&](int t0, int count) {
                 K::template linear<M::features, D>(ws.patches, count, &w.input.w[0][0], w.input.b, rows + t0 * D);
-            }
+            });
         }
     }
 
     // The output of a pass whose encoder output is in y (n valid rows).
     static void back(const model_weights<M, P>& w, const float* y, int n, float* out,
-                     model_workspace<M, Tile>& ws) noexcept {
+                     model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
         if constexpr (M::pooling == pooling_kind::none) return;
         float* pooled = M::has_head ? ws.pooled : out;
         if constexpr (M::pooling == pooling_kind::cls)
@@ -93,17 +115,21 @@ struct model_composition {
         if constexpr (M::has_head) K::template linear<D, M::classes>(pooled, 1, &w.head.w[0][0], w.head.b, out);
     }
 
-    static void run(const model_weights<M, P>& w, const model_input_t<M>* in, int valid_tokens, float* out,
-                    model_workspace<M, Tile>& ws) noexcept {
-        float* y = model_workspace<M, Tile>::pooled_output ? ws.sequence : out;
+    // Steps 1 and 2 into y (seq_len rows; padded rows zero); returns the valid rows. observe(y, n)
+    // sees the rows after the input step and after the positions (the int8 calibration).
+    template <class Observe>
+    static int embed_rows(const model_weights<M, P>& w, const model_input_t<M>* in, int valid_tokens, float* y,
+                          model_workspace<M, Tile, activation_precision<P>>& ws, Observe&& observe) noexcept {
         const int n = first + valid_tokens;
         front(w, in, valid_tokens, y, ws);
         if constexpr (M::has_cls)
             for (int c = 0; c < D; ++c) y[c] = math::widen(w.cls.token[c]);
+        observe(static_cast<const float*>(y), n);
         if constexpr (M::positions == positions_kind::sinusoidal)
             K::add(y, &math::sinusoids<S, D>.v[0][0], n * D);
         else if constexpr (M::positions == positions_kind::learned)
             K::add(y, &w.positions.table[0][0], n * D);
+        observe(static_cast<const float*>(y), n);
         if constexpr (M::has_embedding_norm)
             for (int r0 = 0; r0 < n; r0 += T) {
                 const int rows = n - r0 < T ? n - r0 : T;
@@ -111,41 +137,105 @@ struct model_composition {
                                           y + r0 * D);
             }
         std::memset(y + std::size_t(n) * D, 0, std::size_t(S - n) * D * sizeof(float));  // padded rows: zero, no work
+        return n;
+    }
+
+    static void run(const model_weights<M, P>& w, const model_input_t<M>* in, int valid_tokens, float* out,
+                    model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
+        float* y = model_workspace<M, Tile, f32>::pooled_output ? ws.sequence : out;
+        const int n = embed_rows(w, in, valid_tokens, y, ws, [](const float*, int) {});
         composition<Cfg, K, element, Tile>::run(w.encoder, y, n, ws.encoder);
         back(w, y, n, out, ws);
     }
 };
 
+// The int8 model (model_weights_int8.hpp): the same steps on int8 rows.
+template <class M, class K, int Tile>
+struct model_composition_int8 {
+    using Cfg = typename M::encoder;
+    using weights = model_weights<M, int8>;
+    using ws_type = model_workspace<M, Tile, int8>;
+    static constexpr int D = M::d_model, S = M::seq_len, T = Tile, first = M::has_cls ? 1 : 0;
+
+    static void front(const weights& w, const model_input_t<M, int8>* in, int n, std::int8_t* y, ws_type& ws) noexcept {
+        std::int8_t* rows = y + first * D;
+        if constexpr (M::input == input_kind::tokens) {
+            K::template embed<D>(&w.input.table[0][0], in, n, rows);
+        } else if constexpr (M::input == input_kind::features) {
+            K::linear(in, n, w.input.projection, rows);
+        } else {
+            patch_tiles<M, T>(in, n, ws.patches,
+                              [&](int t0, int count) { K::linear(ws.patches, count, w.input.projection, rows + t0 * D); });
+        }
+    }
+
+    static void run(const weights& w, const model_input_t<M, int8>* in, int valid_tokens, model_output_t<M, int8>* out,
+                    ws_type& ws) noexcept {
+        std::int8_t* y = ws_type::pooled_output ? ws.sequence : reinterpret_cast<std::int8_t*>(out);
+        const int n = first + valid_tokens;
+        front(w, in, valid_tokens, y, ws);
+        if constexpr (M::has_cls) std::memcpy(y, w.cls.token, D);
+        if constexpr (M::positions == positions_kind::sinusoidal)
+            K::add(y, &math::sinusoids_int8<S, D>.v[0][0], n * D, w.quant.add_positions);
+        else if constexpr (M::positions == positions_kind::learned)
+            K::add(y, &w.positions.table[0][0], n * D, w.quant.add_positions);
+        if constexpr (M::has_embedding_norm) K::layer_norm(y, n, w.embedding_norm.norm, y);
+        composition_int8<Cfg, K, Tile>::run(w.encoder, y, n, ws.encoder);
+        if constexpr (M::pooling == pooling_kind::none) {  // padded rows: the output's code of 0.0
+            std::memset(y + std::size_t(n) * D, static_cast<unsigned char>(w.encoder.output.zero_point),
+                        std::size_t(S - n) * D);
+            return;
+        } else {
+            std::int8_t* pooled = M::has_head ? ws.pooled : reinterpret_cast<std::int8_t*>(out);
+            if constexpr (M::pooling == pooling_kind::cls)
+                std::memcpy(pooled, y, D);
+            else
+                K::template mean_rows<D>(y, n, pooled);
+            if constexpr (M::has_head) K::linear_wide(pooled, 1, w.head.linear, out);
+        }
+    }
+};
+
 // Validates the call (every token id before anything is written) and runs the model.
 template <class M, class K, class P, int Tile>
-inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile>& ws, const model_input_t<M>* in,
-                            float* out, int valid_tokens) noexcept {
-    const status s = check_model_call<M>(in, out, valid_tokens);
+inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
+                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens) noexcept {
+    const status s = check_model_call<M, P>(in, out, valid_tokens);
     if (s != status::ok) return s;
     if constexpr (M::input == input_kind::tokens)
         for (int t = 0; t < valid_tokens; ++t)
             if (in[t] < 0 || in[t] >= M::vocab) return status::bad_token_id;
-    model_composition<M, K, P, Tile>::run(w, in, valid_tokens, out, ws);
+    if constexpr (std::is_same<P, int8>::value)
+        model_composition_int8<M, K, Tile>::run(w, in, valid_tokens, out, ws);
+    else
+        model_composition<M, K, P, Tile>::run(w, in, valid_tokens, out, ws);
     return status::ok;
 }
+
+// The kernel set of a backend for precision P.
+template <class P, class Backend>
+using kernel_set_for = std::conditional_t<std::is_same<P, int8>::value, int8_kernel_set<Backend>, kernel_set<Backend>>;
 
 }  // namespace detail
 
 // One model pass with caller-owned workspace. `in` holds model_cfg::input_values values (ids,
 // features [input_tokens][features], or the image [C][H][W]) of which the first valid_tokens
-// tokens are read (an image: all of them); `out` receives model_cfg::output_values floats: the
-// encoded sequence (padded rows zero), the pooled row, or the logits. in and out must not overlap.
+// tokens are read (an image: all of them); `out` receives model_cfg::output_values values: the
+// encoded sequence (padded rows zero: int8, the output's zero point), the pooled row, or the
+// logits (int8: std::int32_t, in weights.quant.logits). in and out must not overlap.
 template <class Backend = default_backend, class M, class P, int Tile>
-inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile>& ws, const model_input_t<M>* in,
-                      float* out, int valid_tokens = M::input_tokens) noexcept {
+inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
+                      const model_input_t<M, P>* in, model_output_t<M, P>* out,
+                      int valid_tokens = M::input_tokens) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward_model<M, kernel_set<Backend>>(w, ws, in, out, valid_tokens);
+    return detail::forward_model<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens);
 }
 
 // The same with any kernel set K (profilers, tests): see forward_with for encoders.
 template <class K, class M, class P, int Tile>
-inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile>& ws, const model_input_t<M>* in,
-                           float* out, int valid_tokens = M::input_tokens) noexcept {
+inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
+                           const model_input_t<M, P>* in, model_output_t<M, P>* out,
+                           int valid_tokens = M::input_tokens) noexcept {
     return detail::forward_model<M, K>(w, ws, in, out, valid_tokens);
 }
 
@@ -158,8 +248,7 @@ inline int arg_max(const T* values, int n) noexcept {
 template <class M, class P = f32, class Backend = default_backend>
 class model {
     static_assert(is_model_config<M>::value, "model needs a model_config as its first argument");
-    static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
-                  "model precision must be staticformer::f32 or f16 (int8 models are not there yet)");
+    static_assert(is_precision<P>, "precision must be staticformer::f32, f16 or int8");
     static_assert(detail::backend_check<P, Backend>::value, "");
 
 public:
@@ -167,9 +256,9 @@ public:
     using precision = P;
     using backend = Backend;
     using weights_type = model_weights<M, P>;
-    using workspace_type = model_workspace_for<M, Backend>;
-    using input_type = model_input_t<M>;  // std::int32_t token ids, or float
-    using output_type = float;
+    using workspace_type = model_workspace_for<M, Backend, P>;
+    using input_type = model_input_t<M, P>;    // std::int32_t token ids, or float (int8: std::int8_t)
+    using output_type = model_output_t<M, P>;  // float (int8: std::int32_t logits, or std::int8_t rows)
 
     static constexpr int input_tokens = M::input_tokens;
     static constexpr std::size_t input_values = M::input_values;
@@ -179,7 +268,9 @@ public:
     static constexpr std::size_t workspace_bytes = sizeof(workspace_type);
     // The sinusoidal table, in .rodata beside the weights (0 without it).
     static constexpr std::size_t table_bytes =
-        M::positions == positions_kind::sinusoidal ? sizeof(math::sinusoid_table<M::seq_len, M::d_model>) : 0;
+        M::positions != positions_kind::sinusoidal ? 0
+        : std::is_same<P, int8>::value             ? sizeof(math::sinusoid_table_int8<M::seq_len, M::d_model>)
+                                                   : sizeof(math::sinusoid_table<M::seq_len, M::d_model>);
 
     explicit model(const weights_type& w) noexcept : weights_(&w) {}
 

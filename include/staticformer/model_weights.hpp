@@ -54,7 +54,7 @@ template <class M, class P>
 struct model_weights {
     static_assert(is_model_config<M>::value, "model_weights needs a model_config");
     static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
-                  "model precision must be staticformer::f32 or f16 (int8 models are not there yet)");
+                  "precision must be staticformer::f32, f16 or int8 (model_weights_int8.hpp)");
     using config = M;
     using precision = P;
     using element = weight_element_t<P>;
@@ -74,7 +74,7 @@ template <class M, class P>
 struct model_weight_bytes {
     using w = model_weights<M, P>;
     static constexpr std::size_t encoder = sizeof(encoder_weights<typename M::encoder, P>);
-    static constexpr std::size_t input = sizeof(input_weights<M, typename w::element>);
+    static constexpr std::size_t input = sizeof(w::input);
     static constexpr std::size_t total = sizeof(w);
 };
 
@@ -107,3 +107,5 @@ inline void convert_weights(const model_weights<M, PIn>& in, model_weights<M, PO
 }
 
 }  // namespace staticformer
+
+#include "model_weights_int8.hpp"  // model_weights<M, int8>

@@ -3,6 +3,8 @@
 // every position, CLS, pooling and head option; sizes are multiples of no SIMD width.
 #pragma once
 
+#include <staticformer/quant/convert.hpp>
+#include <staticformer/quant/model_quantize.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <string>
@@ -60,15 +62,36 @@ void make_model_weights(sf::model_weights<M, sf::f32>& w, std::uint64_t seed) {
     if constexpr (M::positions == sf::positions_kind::learned) fill_model_part<M>(w.positions.table, g, 0.5f);
 }
 
-// f32: seeded; f16: the f32 weights rounded by the library's conversion.
+template <class M>
+std::vector<sf::model_input_t<M>> make_model_input(input_kind kind);
+
+// f32: seeded; f16: the f32 weights rounded by the library's conversion; int8: the f32 weights
+// quantised by the library's quantiser on the target itself, calibrated on the "normal" input at
+// full and half length and more inputs like it (64 rows at least).
 template <class M, class P = sf::f32>
 const sf::model_weights<M, P>& model_weights_for() {
     alignas(sf::weights_alignment) static sf::model_weights<M, P> w;
     static const bool made = [] {
-        if constexpr (std::is_same<P, sf::f32>::value)
+        if constexpr (std::is_same<P, sf::f32>::value) {
             make_model_weights<M>(w, 0x30de1000u + M::d_model * 131u + M::seq_len);
-        else
+        } else if constexpr (std::is_same<P, sf::f16>::value) {
             sf::convert_weights(model_weights_for<M, sf::f32>(), w);
+        } else {
+            sf::quant::model_calibrator<M> c(model_weights_for<M, sf::f32>());
+            const auto x = make_model_input<M>(input_kind::normal);
+            c.observe(x.data(), M::input_tokens);
+            c.observe(x.data(), (M::input == sf::input_kind::patches ? M::input_tokens : (M::input_tokens + 1) / 2));
+            for (int k = 1; k * M::seq_len < 64; ++k) {
+                auto more = make_model_input<M>(input_kind::normal);
+                splitmix64 g{0x6000u + std::uint64_t(k)};
+                if constexpr (M::input == sf::input_kind::tokens)
+                    for (auto& id : more) id = std::int32_t(g.next() % M::vocab);
+                else
+                    fill_uniform(more.data(), more.size(), g, 2.0f);
+                c.observe(more.data(), M::input_tokens);
+            }
+            c.quantize(w);
+        }
         return true;
     }();
     (void)made;
@@ -101,13 +124,30 @@ std::vector<int> model_valid_lens() {
     return v;
 }
 
+// The input of precision P: int8 models take features and images quantised with the weights'
+// input quantisation (token ids as they are).
+template <class M, class P>
+std::vector<sf::model_input_t<M, P>> make_model_input_for(input_kind kind) {
+    const auto x = make_model_input<M>(kind);
+    if constexpr (std::is_same<P, sf::int8>::value && M::input != sf::input_kind::tokens) {
+        std::vector<std::int8_t> q(x.size());
+        sf::quantize_model_input(model_weights_for<M, sf::int8>(), x.data(), q.data(), x.size());
+        return q;
+    } else {
+        return x;
+    }
+}
+
 template <class M, class P, class Backend>
 std::vector<unsigned char> model_output_bytes(input_kind kind, int n, sf::status& s) {
-    static sf::model_workspace_for<M, Backend> ws;
-    const auto x = make_model_input<M>(kind);
-    std::vector<float> y(M::output_values, 123.0f);
+    static sf::model_workspace_for<M, Backend, P> ws;
+    const auto x = make_model_input_for<M, P>(kind);
+    std::vector<sf::model_output_t<M, P>> y(M::output_values, sf::model_output_t<M, P>(99));
     s = sf::forward<Backend>(model_weights_for<M, P>(), ws, x.data(), y.data(), n);
     return {reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size())};
 }
+
+template <class M, class P>
+constexpr std::size_t model_output_bytes_count = M::output_values * sizeof(sf::model_output_t<M, P>);
 
 }  // namespace sftest

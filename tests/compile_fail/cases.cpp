@@ -184,7 +184,7 @@ sf::status run(sf::model<m, sf::f32, sf::reference>& model, const std::int32_t* 
     return model.classify(ids, out, nullptr);
 }
 #elif CASE == 72
-constexpr auto probe = instantiate<sf::model<sf::model_config<ok_cfg, sf::token_input<4>>, sf::int8>>;
+constexpr auto probe = instantiate<sf::model<sf::model_config<ok_cfg, sf::token_input<4>>, double>>;
 #elif CASE == 73
 constexpr auto probe = instantiate<sf::model<ok_cfg>>;
 

@@ -129,6 +129,18 @@ struct int8_kernels {
     }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { ref::activate(x, n, table); }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
+    // Model steps (reference/embedding.hpp, linear_int8.hpp): embedding rows, the rounded mean of
+    // n rows, a head's int32 outputs.
+    template <int D>
+    static void embed(const std::int8_t* table, const std::int32_t* ids, int rows, std::int8_t* y) noexcept {
+        ref::embed<D>(table, ids, rows, y);
+    }
+    template <int D>
+    static void mean_rows(const std::int8_t* x, int n, std::int8_t* y) noexcept { ref::mean_rows<D>(x, n, y); }
+    template <int In, int Out>
+    static void linear_wide(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int32_t* y) noexcept {
+        ref::linear_wide(x, rows, p, y);
+    }
 };
 
 }  // namespace kernels

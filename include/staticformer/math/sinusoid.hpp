@@ -4,6 +4,8 @@
 // arithmetic on every compiler, so every target gets the same table, in .rodata.
 #pragma once
 
+#include <cstdint>
+
 namespace staticformer {
 namespace math {
 namespace constexpr_double {
@@ -67,6 +69,24 @@ constexpr sinusoid_table<Rows, D> make_sinusoid_table() {
 
 template <int Rows, int D>
 inline constexpr sinusoid_table<Rows, D> sinusoids = make_sinusoid_table<Rows, D>();
+
+// int8 models: the same table at scale 1/127, round(127 PE) (ties away from zero).
+template <int Rows, int D>
+struct sinusoid_table_int8 {
+    std::int8_t v[Rows][D];
+};
+template <int Rows, int D>
+constexpr sinusoid_table_int8<Rows, D> make_sinusoid_table_int8() {
+    sinusoid_table_int8<Rows, D> t{};
+    for (int p = 0; p < Rows; ++p)
+        for (int c = 0; c < D; ++c) {
+            const double x = 127.0 * double(sinusoids<Rows, D>.v[p][c]);
+            t.v[p][c] = static_cast<std::int8_t>(x < 0 ? -int(-x + 0.5) : int(x + 0.5));
+        }
+    return t;
+}
+template <int Rows, int D>
+inline constexpr sinusoid_table_int8<Rows, D> sinusoids_int8 = make_sinusoid_table_int8<Rows, D>();
 
 }  // namespace math
 }  // namespace staticformer

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../model_weights.hpp"
 #include "../weights_int8.hpp"
 
 namespace staticformer {
@@ -31,6 +32,21 @@ void quantize_input(const encoder_weights<Cfg, int8>& w, const float* x, std::in
 template <class Cfg>
 void dequantize_output(const encoder_weights<Cfg, int8>& w, const std::int8_t* q, float* y, std::size_t n) noexcept {
     for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.output);
+}
+
+// Whole int8 models (model_weights_int8.hpp): n features or image values x -> q with the model's
+// input quantisation; n int32 logits, or n int8 output values (pooled row or sequence), -> y.
+template <class M>
+void quantize_model_input(const model_weights<M, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) q[i] = quantize_value(x[i], w.quant.input);
+}
+template <class M>
+void dequantize_logits(const model_weights<M, int8>& w, const std::int32_t* q, float* y, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) y[i] = w.quant.logits.scale * float(q[i] - w.quant.logits.zero_point);
+}
+template <class M>
+void dequantize_model_output(const model_weights<M, int8>& w, const std::int8_t* q, float* y, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.encoder.output);
 }
 
 }  // namespace staticformer

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include "../encoder.hpp"
@@ -195,15 +196,16 @@ class calibrator {
 public:
     explicit calibrator(const encoder_weights<Cfg, f32>& w) : weights_(w) { rec_.weights = &w; }
 
-    void observe(const float* x, int valid_len) {
-        static workspace<Cfg> ws;
+    // output: where to leave the f32 encoder's output (seq_len * d_model floats), if wanted.
+    void observe(const float* x, int valid_len, float* output = nullptr) {
         std::vector<float> y(std::size_t(Cfg::seq_len) * Cfg::d_model);
         const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
         recording<Cfg>::append(rec_.input, x, valid);
         detail::recorder<Cfg>::active = &rec_;
-        staticformer::forward_with<detail::recorder<Cfg>>(weights_, ws, x, y.data(), valid_len);
+        staticformer::forward_with<detail::recorder<Cfg>>(weights_, *ws_, x, y.data(), valid_len);
         detail::recorder<Cfg>::active = nullptr;
         recording<Cfg>::append(rec_.output, y.data(), valid);
+        if (output != nullptr) std::copy(y.begin(), y.end(), output);
     }
 
     // Chooses every tensor's range and quantises the weights into q.
@@ -285,6 +287,7 @@ private:
 
     const encoder_weights<Cfg, f32>& weights_;
     recording<Cfg> rec_;
+    std::unique_ptr<workspace<Cfg>> ws_ = std::make_unique<workspace<Cfg>>();
 };
 
 }  // namespace quant

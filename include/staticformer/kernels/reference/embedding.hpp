@@ -2,11 +2,13 @@
 //   embed:       y[r][c] = table[id[r]][c]  (times scale when scaled, one float product)
 //   patch rows:  row t of patches = image[ch][py P + dy][px P + dx] in (ch, dy, dx) order, for
 //                patch t = py (Width / P) + px: the input order of a Conv2d kernel's weights
-//   mean_rows:   y[c] = (sum_r x[r][c]) / n, the sum from row 0 up
+//   mean_rows:   y[c] = (sum_r x[r][c]) / n, the sum from row 0 up; int8: floor((2 sum + n) / 2n),
+//                the rounded mean of the codes (the scale and zero point stay those of x)
 //   arg_max:     the first index of the largest value
 // Tables are float (f32) or binary16 bits (f16), widened exactly (math::widen).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "../../math/fp16.hpp"
@@ -37,6 +39,23 @@ inline void patch_rows(const T* image, int t0, int rows, T* out) noexcept {
             for (int dy = 0; dy < P; ++dy)
                 for (int dx = 0; dx < P; ++dx)
                     *out++ = image[(std::size_t(ch) * H + py * P + dy) * W + px * P + dx];
+    }
+}
+
+// int8 tables: the rows as they are.
+template <int D>
+inline void embed(const std::int8_t* table, const std::int32_t* ids, int rows, std::int8_t* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < D; ++c) y[r * D + c] = table[std::size_t(ids[r]) * D + c];
+}
+
+template <int D>
+inline void mean_rows(const std::int8_t* x, int n, std::int8_t* y) noexcept {
+    for (int c = 0; c < D; ++c) {
+        std::int32_t sum = 0;  // |sum| <= 128 n < 2^31 for n <= 65535 (int8 seq_len bound)
+        for (int r = 0; r < n; ++r) sum += x[r * D + c];
+        const std::int32_t num = 2 * sum + n, den = 2 * n;
+        y[c] = std::int8_t(num >= 0 ? num / den : -((-num + den - 1) / den));  // floor division
     }
 }
 

@@ -71,6 +71,16 @@ inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p
     }
 }
 
+// The int32 outputs of a head: rescale(linear_accumulator(x + r * In, p, o), multiplier[o], shift)
+// + output_zero_point, with no int8 saturation (rescale's own bound is +-2^30).
+template <int In, int Out>
+inline void linear_wide(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int32_t* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; ++o)
+            y[r * Out + o] =
+                math::rescale(linear_accumulator(x + r * In, p, o), p.multiplier[o], p.shift) + p.output_zero_point;
+}
+
 }  // namespace reference
 }  // namespace kernels
 }  // namespace staticformer

@@ -1,0 +1,83 @@
+// staticformer: model_weights<model_cfg, int8>, a whole int8 model (normative layout). Every
+// tensor is int8 with its own scale and zero point (weights_int8.hpp):
+//   input      token ids: an int8 embedding table in the embedding's quantisation; features or
+//              image patches: int8 values (quant.input) through an int8 projection into it
+//   cls        an int8 row in the embedding's quantisation
+//   positions  learned: an int8 table (quant.positions); sinusoidal: math::sinusoids_int8, the
+//              float table times 127, rounded (scale 1/127); added by quant.add_positions
+//   embedding_norm   an int8 LayerNorm into the encoder's input quantisation
+//   encoder    encoder_weights<encoder_cfg, int8>
+//   pooling    cls: row 0; mean: round(sum / n) of the valid rows, in the encoder's output scale
+//   head       an int8 linear layer with int32 outputs: rescale(acc) + 0, in quant.logits
+//              (symmetric, about 2^15 steps over the calibrated range: no int8 saturation)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "model_weights.hpp"
+#include "weights_int8.hpp"
+
+namespace staticformer {
+
+template <class M, input_kind Kind = M::input>
+struct input_weights_int8 {  // tokens
+    std::int8_t table[M::vocab][M::d_model];
+};
+template <class M>
+struct input_weights_int8<M, input_kind::features> {
+    linear_int8<M::features, M::d_model> projection;
+};
+template <class M>
+struct input_weights_int8<M, input_kind::patches> {
+    linear_int8<M::features, M::d_model> projection;
+};
+
+template <int D, int Classes>
+struct head_weights_int8 {
+    linear_int8<D, Classes> linear;  // outputs int32: rescale(acc, multiplier[o], shift) + output_zero_point
+};
+template <int D>
+struct head_weights_int8<D, 0> {};
+
+// The scales of the model's own tensors (host code reads the floats; the pass never does).
+struct model_quantization {
+    quantization input;       // features or image values (the caller quantises with it); tokens: unused
+    quantization embedding;   // the input step's output and the CLS token
+    quantization positions;   // learned positions; sinusoidal: {1/127, 0}
+    add_int8 add_positions;   // embedding + positions, into the embedding LayerNorm's or the encoder's input
+    quantization logits;      // the head's int32 outputs; without a head, the encoder's output
+};
+
+template <class M>
+struct model_weights<M, int8> {
+    static_assert(is_model_config<M>::value, "model_weights needs a model_config");
+    using config = M;
+    using precision = int8;
+    using element = std::int8_t;
+    static constexpr int D = M::d_model;
+    static constexpr bool learned = M::positions == positions_kind::learned;
+
+    encoder_weights<typename M::encoder, int8> encoder;
+    input_weights_int8<M> input;
+    cls_weights<D, M::has_cls, std::int8_t> cls;
+    final_norm_int8<D, M::has_embedding_norm> embedding_norm;
+    head_weights_int8<D, M::classes> head;
+    model_quantization quant;
+    position_weights<M::seq_len, D, learned, std::int8_t> positions;  // last: see load_blob
+};
+
+// Every multiplier, shift and zero point in range (load_blob checks this for blobs from outside).
+template <class M>
+constexpr bool is_valid(const model_weights<M, int8>& w) noexcept {
+    if (!is_valid(w.encoder) || !detail::is_valid(w.quant.add_positions)) return false;
+    if constexpr (M::input != input_kind::tokens)
+        if (!detail::is_valid(w.input.projection)) return false;
+    if constexpr (M::has_embedding_norm)
+        if (!detail::is_valid(w.embedding_norm.norm)) return false;
+    if constexpr (M::has_head)
+        if (!detail::is_valid(w.head.linear)) return false;
+    return true;
+}
+
+}  // namespace staticformer

@@ -1,0 +1,125 @@
+// staticformer: int8 quantisation of whole models (host side: heap and floating point), on top of
+// the encoder's (quantize.hpp). The f32 reference model runs on calibration inputs; its input
+// step, positions, encoder and head are recorded, and every int8 tensor of
+// model_weights<model_cfg, int8> (model_weights_int8.hpp) gets its range from them:
+//
+//   model input      features or image values: asymmetric (as the encoder's tensors)
+//   embedding        the input step's rows and the CLS row; without positions and embedding
+//                    LayerNorm it is the encoder's input quantisation itself
+//   positions        learned: min-max of the table; sinusoidal: 1/127, zero point 0
+//   embedded         embedding + positions: the embedding LayerNorm's input (else the encoder's)
+//   logits           symmetric over 2 x 32767 steps (int32 outputs: no int8 saturation)
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "../model.hpp"
+#include "quantize.hpp"
+
+namespace staticformer {
+namespace quant {
+
+struct model_report {
+    report encoder;
+    tensor_report input, embedding, positions, embedded, logits;
+};
+
+template <class M>
+class model_calibrator {
+    using Cfg = typename M::encoder;
+    static constexpr int D = M::d_model, S = M::seq_len, T = Cfg::tile;
+    using steps = staticformer::detail::model_composition<M, kernel_set<reference>, f32, T>;
+
+public:
+    explicit model_calibrator(const model_weights<M, f32>& w) : weights_(w), encoder_(w.encoder) {}
+
+    // One calibration input (model_cfg::input_values ids or floats) with valid_tokens tokens.
+    void observe(const model_input_t<M>* in, int valid_tokens) {
+        std::vector<float> rows(std::size_t(S) * D), encoded(rows.size()), out(M::output_values);
+        int stage = 0;
+        const int n = steps::embed_rows(weights_, in, valid_tokens, rows.data(), *ws_, [&](const float* y, int count) {
+            auto& v = stage++ == 0 ? embedding_ : embedded_;
+            v.insert(v.end(), y, y + std::size_t(count) * D);
+        });
+        if constexpr (M::input == input_kind::features)
+            input_.insert(input_.end(), in, in + std::size_t(valid_tokens) * M::features);
+        else if constexpr (M::input == input_kind::patches)
+            input_.insert(input_.end(), in, in + M::input_values);
+        encoder_.observe(rows.data(), n, encoded.data());
+        if constexpr (M::has_head) {
+            steps::back(weights_, encoded.data(), n, out.data(), *ws_);
+            logits_.insert(logits_.end(), out.begin(), out.end());
+        }
+    }
+
+    // Chooses every tensor's range and quantises the weights into q.
+    model_report quantize(model_weights<M, int8>& q, const options& o = {}) const {
+        using detail::choose;
+        model_report rep;
+        rep.encoder = encoder_.quantize(q.encoder, o);
+        const tensor_report& encoder_in = rep.encoder.input;
+        constexpr bool positions = M::positions != positions_kind::none;
+        rep.embedding = positions || M::has_embedding_norm ? choose(embedding_, o, false) : encoder_in;
+        if constexpr (M::positions == positions_kind::learned) {
+            const float* t = &weights_.positions.table[0][0];
+            rep.positions = choose(std::vector<float>(t, t + std::size_t(S) * D), options{}, false);
+        } else {
+            rep.positions.scale = 1.0 / 127.0;  // math::sinusoids_int8
+        }
+        rep.embedded = M::has_embedding_norm ? choose(embedded_, o, false) : encoder_in;
+        q.quant.add_positions = positions ? detail::quantize_add(rep.embedding, rep.positions, rep.embedded)
+                                          : add_int8{0, 0, 0, 0, 1, 0};  // unused
+        if constexpr (M::has_embedding_norm)
+            detail::quantize_layer_norm(weights_.embedding_norm.gamma, weights_.embedding_norm.beta, Cfg::eps,
+                                        positions ? rep.embedded : rep.embedding, encoder_in, q.embedding_norm.norm);
+
+        // The input step, the CLS token and learned positions.
+        if constexpr (M::input == input_kind::tokens) {
+            const float scale = M::scales_embedding ? float(std::sqrt(double(D))) : 1.0f;
+            for (int v = 0; v < M::vocab; ++v)
+                for (int c = 0; c < D; ++c)
+                    q.input.table[v][c] = detail::quantize_value(
+                        double(M::scales_embedding ? weights_.input.table[v][c] * scale : weights_.input.table[v][c]),
+                        rep.embedding);
+        } else {
+            rep.input = choose(input_, o, false);
+            detail::quantize_linear(&weights_.input.w[0][0], D, weights_.input.b, rep.input, rep.embedding,
+                                    q.input.projection, rep.encoder);
+        }
+        if constexpr (M::has_cls)
+            for (int c = 0; c < D; ++c) q.cls.token[c] = detail::quantize_value(weights_.cls.token[c], rep.embedding);
+        if constexpr (M::positions == positions_kind::learned)
+            for (int p = 0; p < S; ++p)
+                for (int c = 0; c < D; ++c)
+                    q.positions.table[p][c] = detail::quantize_value(weights_.positions.table[p][c], rep.positions);
+
+        // The head: from the pooled row (the encoder's output scale) to int32 logits.
+        if constexpr (M::has_head) {
+            const tensor_report wide = choose(logits_, o, true);
+            rep.logits.scale = wide.scale * 127.0 / 32767.0;
+            rep.logits.clipped = wide.clipped;
+            detail::quantize_linear(&weights_.head.w[0][0], M::classes, weights_.head.b, rep.encoder.output,
+                                    rep.logits, q.head.linear, rep.encoder);
+        } else {
+            rep.logits = rep.encoder.output;
+        }
+        const auto as_quantization = [](const tensor_report& t) { return quantization{float(t.scale), t.zero_point}; };
+        q.quant.input = as_quantization(rep.input);
+        q.quant.embedding = as_quantization(rep.embedding);
+        q.quant.positions = as_quantization(rep.positions);
+        q.quant.logits = as_quantization(rep.logits);
+        return rep;
+    }
+
+private:
+    const model_weights<M, f32>& weights_;
+    calibrator<Cfg> encoder_;
+    std::vector<float> input_, embedding_, embedded_, logits_;
+    std::unique_ptr<model_workspace<M, T, f32>> ws_ = std::make_unique<model_workspace<M, T, f32>>();
+};
+
+}  // namespace quant
+}  // namespace staticformer
