@@ -3,9 +3,13 @@
 // model blob, match torch's logits (or pooled row, or sequence) within 1e-5 * max(1, max|torch|);
 // the reference and default backends agree bit for bit; the f16 blob matches torch run on the
 // binary16-rounded parameters within the same bound and equals the C++ conversion of the f32
-// blob; an exported header equals its blob.
+// blob; an exported header equals its blob. ParityModelInt8: the exporter's int8 blobs equal the
+// library's own quantisation of the f32 blob on the same calibration samples, byte for byte, and
+// the int8 model follows torch (SQNR >= 25 dB on the logits or rows, the same arg-max).
 #include <gtest/gtest.h>
 
+#include <staticformer/quant/convert.hpp>
+#include <staticformer/quant/model_quantize.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <cmath>
@@ -17,7 +21,9 @@
 #include "common/options.hpp"
 #include "golden/models/model_configs.hpp"
 #include "golden/models/tokens_causal/model.hpp"
+#include "golden/models/tokens_causal/model_int8.hpp"
 #include "golden/models/vit_tv/model.hpp"
+#include "golden/models/vit_tv/model_int8.hpp"
 
 namespace {
 
@@ -96,6 +102,88 @@ void check_model_parity(const char* name) {
     TEST(ParityModel, name) { check_model_parity<name##_config>(#name); }
 STATICFORMER_GOLDEN_MODELS(MODEL_PARITY_TEST)
 #undef MODEL_PARITY_TEST
+
+template <class M>
+void check_model_int8(const char* name, sf::quant::method method) {
+    const std::string dir = sftest::test_options().golden_dir + "/models/" + name;
+    aligned_file f32_blob, int8_blob;
+    std::vector<unsigned char> calibration, input_bytes;
+    std::vector<float> expected;
+    ASSERT_TRUE(f32_blob.read(dir + "/model.sfwm") && int8_blob.read(dir + "/model_int8.sfwm") &&
+                sftest::read_file(dir + "/calibration.bin", calibration) &&
+                sftest::read_file(dir + "/input.bin", input_bytes) && sftest::read_floats(dir + "/expected.bin", expected))
+        << dir;
+    const sf::model_weights<M, sf::f32>* w = nullptr;
+    const sf::model_weights<M, sf::int8>* w8 = nullptr;
+    ASSERT_EQ(sf::load_blob(f32_blob.data(), f32_blob.bytes.size(), w), sf::status::ok);
+    ASSERT_EQ(sf::load_blob(int8_blob.data(), int8_blob.bytes.size(), w8), sf::status::ok);
+
+    // The library's quantiser on the same samples gives the exporter's bytes.
+    using in_t = sf::model_input_t<M>;
+    constexpr std::size_t per_sample = M::input_values * sizeof(in_t);
+    ASSERT_EQ(calibration.size() % per_sample, 0u);
+    sf::quant::model_calibrator<M> c(*w);
+    std::vector<in_t> sample(M::input_values);
+    for (std::size_t at = 0; at < calibration.size(); at += per_sample) {
+        std::memcpy(sample.data(), calibration.data() + at, per_sample);
+        c.observe(sample.data(), M::input_tokens);
+    }
+    static sf::model_weights<M, sf::int8> mine;
+    sf::quant::options o;
+    o.range = method;
+    c.quantize(mine, o);
+    EXPECT_EQ(std::memcmp(&mine, w8, sizeof mine), 0) << name << ": exported int8 != the library's quantisation";
+
+    // Against torch.
+    std::ifstream vl(dir + "/valid_len.txt");
+    int valid = 0;
+    ASSERT_TRUE(bool(vl >> valid));
+    std::vector<in_t> x(M::input_values);
+    std::memcpy(x.data(), input_bytes.data(), input_bytes.size());
+    std::vector<sf::model_input_t<M, sf::int8>> x8(M::input_values);
+    if constexpr (M::input == sf::input_kind::tokens)
+        x8 = x;
+    else
+        sf::quantize_model_input(*w8, x.data(), x8.data(), x.size());
+    static sf::model_workspace_for<M, sf::reference, sf::int8> ws_ref;
+    static sf::model_workspace_for<M, sf::default_backend, sf::int8> ws;
+    std::vector<sf::model_output_t<M, sf::int8>> q(M::output_values), qv(M::output_values);
+    ASSERT_EQ(sf::forward<sf::reference>(*w8, ws_ref, x8.data(), q.data(), valid), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(*w8, ws, x8.data(), qv.data(), valid), sf::status::ok);
+    EXPECT_EQ(q, qv) << name << ": backends differ";
+    std::vector<float> y(M::output_values);
+    if constexpr (M::has_head)
+        sf::dequantize_logits(*w8, q.data(), y.data(), y.size());
+    else
+        sf::dequantize_model_output(*w8, q.data(), y.data(), y.size());
+    double signal = 0, noise = 0;
+    for (std::size_t i = 0; i < y.size(); ++i)
+        signal += double(expected[i]) * expected[i], noise += double(y[i] - expected[i]) * (y[i] - expected[i]);
+    const double sqnr = 10 * std::log10(signal / std::max(noise, 1e-30));
+    std::printf("  %-14s int8: SQNR %.1f dB against torch\n", name, sqnr);
+    EXPECT_GE(sqnr, 25.0) << name;
+    if constexpr (M::has_head) {
+        EXPECT_EQ(sf::arg_max(y.data(), M::classes), sf::arg_max(expected.data(), M::classes)) << name;
+    }
+}
+
+TEST(ParityModelInt8, vit_tv) { check_model_int8<vit_tv_config>("vit_tv", sf::quant::method::min_max); }
+TEST(ParityModelInt8, tokens_causal) {
+    check_model_int8<tokens_causal_config>("tokens_causal", sf::quant::method::percentile);
+}
+TEST(ParityModelInt8, features_seq) { check_model_int8<features_seq_config>("features_seq", sf::quant::method::min_max); }
+
+TEST(ParityModelInt8, HeadersEqualBlobs) {
+    aligned_file b;
+    ASSERT_TRUE(b.read(sftest::test_options().golden_dir + "/models/vit_tv/model_int8.sfwm"));
+    const sf::model_weights<::vit_tv_int8_config, sf::int8>* w = nullptr;
+    ASSERT_EQ(sf::load_blob(b.data(), b.bytes.size(), w), sf::status::ok);
+    EXPECT_EQ(std::memcmp(w, &::vit_tv_int8, sizeof ::vit_tv_int8), 0);
+    ASSERT_TRUE(b.read(sftest::test_options().golden_dir + "/models/tokens_causal/model_int8.sfwm"));
+    const sf::model_weights<::tokens_causal_int8_config, sf::int8>* t = nullptr;
+    ASSERT_EQ(sf::load_blob(b.data(), b.bytes.size(), t), sf::status::ok);
+    EXPECT_EQ(std::memcmp(t, &::tokens_causal_int8, sizeof ::tokens_causal_int8), 0);
+}
 
 TEST(ParityModel, HeadersEqualBlobs) {
     for (const char* name : {"vit_tv", "tokens_causal"}) {

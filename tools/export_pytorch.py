@@ -555,32 +555,28 @@ def calibration_samples(path, spec: EncoderSpec) -> Tuple[np.ndarray, int]:
     return out, a.shape[1]
 
 
-def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str, calibration,
-                method: str = "min_max", percentile: float = 99.99,
-                header: Optional[str] = None, blob: Optional[str] = None) -> str:
-    """Quantises with the library's C++ quantiser (quant::tool_main) and writes the int8 header
-    and/or blob; its report goes to stdout. Returns a one-line summary."""
+def run_quantiser(f32_header: str, call: str, samples: np.ndarray, args: List[str],
+                  header: Optional[str], blob: Optional[str]) -> None:
+    """Compiles a program around quant::<call> (tools/quantize_tool.hpp) with the f32 weights'
+    header, runs it on the calibration samples (written raw) and lets it write the int8 header
+    and / or blob; its report goes to stdout."""
     import os
     import shlex
     import subprocess
     import tempfile
-    check_name(name)
-    samples, rows = calibration_samples(calibration, spec)
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        write_header(t / "model_f32.hpp", name, spec, weights, source, "f32")
+        (t / "model_f32.hpp").write_text(f32_header)
         samples.tofile(t / "calibration.bin")
         (t / "quantise.cpp").write_text(
             '#include "model_f32.hpp"\n#include "quantize_tool.hpp"\n'
-            f"int main(int argc, char** argv) {{ return staticformer::quant::tool_main<{name}_config>({name}, argc, argv); }}\n")
+            f"int main(int argc, char** argv) {{ return staticformer::quant::{call}; }}\n")
         cxx = shlex.split(os.environ.get("CXX", "c++"))
         build = cxx + ["-std=c++17", "-O2", "-ffp-contract=off", f"-I{INCLUDE_DIR}", f"-I{TOOLS_DIR}",
                        str(t / "quantise.cpp"), "-o", str(t / "quantise")]
         if subprocess.run(build).returncode != 0:
             raise ExportError("compiling the quantiser failed (is a C++17 compiler installed? set CXX)")
-        run = [str(t / "quantise"), "--calibration", str(t / "calibration.bin"), "--valid-len", str(rows),
-               "--method", method, "--percentile", repr(percentile), "--name", name,
-               "--config", config_using(name, spec), "--source", source]
+        run = [str(t / "quantise"), "--calibration", str(t / "calibration.bin")] + args
         if header:
             run += ["--header", str(Path(header).resolve())]
         if blob:
@@ -588,6 +584,18 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
         sys.stdout.flush()
         if subprocess.run(run).returncode != 0:
             raise ExportError("quantisation failed")
+
+
+def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str, calibration,
+                method: str = "min_max", percentile: float = 99.99,
+                header: Optional[str] = None, blob: Optional[str] = None) -> str:
+    """Quantises with the library's C++ quantiser (quant::tool_main) and writes the int8 header
+    and/or blob; its report goes to stdout. Returns a one-line summary."""
+    check_name(name)
+    samples, rows = calibration_samples(calibration, spec)
+    run_quantiser(header_text(name, spec, weights, source, "f32"), f"tool_main<{name}_config>({name}, argc, argv)",
+                  samples, ["--valid-len", str(rows), "--method", method, "--percentile", repr(percentile),
+                            "--name", name, "--config", config_using(name, spec), "--source", source], header, blob)
     summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
     if header:
         summary += f", header {Path(header).stat().st_size:,} bytes"
@@ -619,7 +627,9 @@ def parse_args(argv):
     p.add_argument("--precision", choices=PRECISIONS, default="f32",
                    help="weight storage: f32 (default), f16 (IEEE binary16, half the bytes) or int8 "
                         "(quantised, needs --calibration)")
-    p.add_argument("--calibration", help="int8: calibration inputs, a float32 .npy [count, rows, d_model]")
+    p.add_argument("--calibration", help="int8: calibration inputs, a .npy: an encoder's float32 [count, rows, "
+                   "d_model]; a model's token ids [count, tokens], features [count, tokens, features] or "
+                   "images [count, channels, height, width]")
     p.add_argument("--calibration-method", choices=("min_max", "percentile"), default="min_max",
                    help="int8: how activation ranges are chosen (default min_max)")
     p.add_argument("--percentile", type=float, default=99.99,
@@ -656,8 +666,6 @@ def is_model_state(state: dict) -> bool:
 def export_model_main(args, module, state) -> int:
     """A whole model (tools/model_export.py): header and / or model blob."""
     import model_export  # noqa: E402  (it imports this module)
-    if args.precision == "int8":
-        raise ExportError("int8 models are not exported yet: export f32 or f16")
     if args.causal:
         raise ExportError("--causal: a TransformerClassifier carries its own causal option")
     try:  # run as a script, this module is __main__ and model_export's ExportError another class
@@ -667,7 +675,11 @@ def export_model_main(args, module, state) -> int:
         else:
             spec, weights = model_export.extract_model_state(state, args.heads, args.seq_len)
             source = f"{Path(args.state_dict).name} (a model state_dict)"
-        print(model_export.export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        if args.precision == "int8":
+            print(model_export.export_int8(spec, weights, args.name, source, args.calibration,
+                                           args.calibration_method, args.percentile, args.header, args.blob))
+        else:
+            print(model_export.export(spec, weights, args.name, source, args.header, args.blob, args.precision))
     except model_export.ep.ExportError as e:
         raise ExportError(str(e)) from None
     return 0

@@ -180,6 +180,7 @@ def parity_configs_text() -> str:
 #   expected_f16.bin             the same model with every parameter rounded to binary16
 #   valid_len.txt                input tokens given (an image: all its patches)
 #   model.hpp                    the exporter's header (MODEL_HEADERS)
+#   calibration.bin, model_int8.sfwm, model_int8.hpp   int8 exports (MODEL_INT8_EXPORTS)
 # and OUT/models/model_configs.hpp: golden_models::<name>_config, STATICFORMER_GOLDEN_MODELS(X).
 
 @dataclass(frozen=True)
@@ -214,6 +215,11 @@ MODEL_GOLDENS = [
                                                    final_norm=True), 4, 16, "module"),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
+# int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
+# numpy-drawn inputs (token ids, or standard-normal features / images), written raw (int32 or
+# float32) as the C++ quantiser reads them.
+MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max"}
+MODEL_CALIBRATION_SAMPLES = 32
 
 
 def build_model(g: ModelGolden) -> nn.Module:
@@ -265,13 +271,33 @@ def rounded_to_f16(model: nn.Module) -> nn.Module:
     return copy
 
 
+def model_calibration(g: ModelGolden, model: nn.Module) -> np.ndarray:
+    rng = np.random.default_rng(g.seed)
+    if g.kind == "vit":
+        side = g.args["image_size"]
+        return rng.standard_normal((MODEL_CALIBRATION_SAMPLES, 3, side, side), dtype=np.float32)
+    c = model.config
+    tokens = c.seq_len - int(c.cls_token)
+    if c.input == "tokens":
+        return rng.integers(0, c.vocab, (MODEL_CALIBRATION_SAMPLES, tokens)).astype(np.int32)
+    if c.input == "features":
+        return rng.standard_normal((MODEL_CALIBRATION_SAMPLES, tokens, c.features), dtype=np.float32)
+    return rng.standard_normal((MODEL_CALIBRATION_SAMPLES, *c.image), dtype=np.float32)
+
+
 def export_model_golden(g: ModelGolden, model: nn.Module, out: Path, tmp: Path, precision: str) -> None:
     stem = "model" if precision == "f32" else f"model_{precision}"
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--name", g.name, "--blob", str(out / f"{stem}.sfwm")]
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--name", g.name if precision == "f32" else
+           f"{g.name}_{precision}", "--blob", str(out / f"{stem}.sfwm")]
     if precision != "f32":
         cmd += ["--precision", precision]
-    if precision == "f32" and g.name in MODEL_HEADERS:
-        cmd += ["--header", str(out / "model.hpp")]
+    if precision == "int8":
+        samples = model_calibration(g, model)
+        np.save(tmp / "calibration.npy", samples)
+        (out / "calibration.bin").write_bytes(samples.astype(samples.dtype.newbyteorder("<")).tobytes())
+        cmd += ["--calibration", str(tmp / "calibration.npy"), "--calibration-method", MODEL_INT8_EXPORTS[g.name]]
+    if precision in ("f32", "int8") and g.name in MODEL_HEADERS:
+        cmd += ["--header", str(out / f"{stem}.hpp")]
     if g.export_from == "module":
         torch.save(model, tmp / "model.pt")
         cmd += ["--module", str(tmp / "model.pt")]
@@ -312,6 +338,8 @@ def make_model_goldens(root: Path, tmp: Path) -> None:
         out.mkdir(exist_ok=True)
         export_model_golden(g, model, out, tmp, "f32")
         export_model_golden(g, model, out, tmp, "f16")
+        if g.name in MODEL_INT8_EXPORTS:
+            export_model_golden(g, model, out, tmp, "int8")
         y, y16 = run_model(g, model, x), run_model(g, rounded_to_f16(model), x)
         if x.dtype == torch.int64:
             (out / "input.bin").write_bytes(x.numpy().astype("<i4").tobytes())

@@ -355,3 +355,46 @@ def export(spec: ModelSpec, weights: ModelWeights, name: str, source: str, heade
         Path(blob).write_bytes(data)
         summary += f", blob {len(data):,} bytes"
     return summary
+
+
+# ---- int8: the library's quantiser (tools/quantize_tool.hpp, model_tool_main) ----------------------
+
+def model_calibration(path, spec: ModelSpec) -> Tuple[np.ndarray, int]:
+    """(samples as the C++ tool reads them, tokens per sample) from a .npy of token ids [count,
+    tokens], features [count, tokens, features] or images [count, channels, height, width]."""
+    try:
+        a = np.load(path)
+    except Exception as e:
+        raise ep.ExportError(f"cannot read calibration samples {path}: {e}") from None
+    tokens = spec.input_tokens
+    if spec.input == "patches":
+        if a.ndim != 4 or tuple(a.shape[1:]) != tuple(spec.image):
+            raise ep.ExportError(f"calibration images must be [count, {', '.join(map(str, spec.image))}], got {a.shape}")
+        return np.ascontiguousarray(a, dtype="<f4"), tokens
+    if spec.input == "tokens":
+        if a.ndim != 2 or not 1 <= a.shape[1] <= tokens or not np.issubdtype(a.dtype, np.integer):
+            raise ep.ExportError(f"calibration token ids must be integers [count, 1..{tokens}], got {a.dtype} {a.shape}")
+        if a.min() < 0 or a.max() >= spec.vocab:
+            raise ep.ExportError(f"calibration token ids must lie in 0..{spec.vocab - 1}")
+        out = np.zeros((a.shape[0], tokens), dtype="<i4")
+    else:
+        if a.ndim != 3 or not 1 <= a.shape[1] <= tokens or a.shape[2] != spec.features:
+            raise ep.ExportError(f"calibration features must be [count, 1..{tokens}, {spec.features}], got {a.shape}")
+        out = np.zeros((a.shape[0], tokens, spec.features), dtype="<f4")
+    out[:, : a.shape[1]] = a
+    return out, a.shape[1]
+
+
+def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, calibration, method: str = "min_max",
+                percentile: float = 99.99, header: Optional[str] = None, blob: Optional[str] = None) -> str:
+    ep.check_name(name)
+    samples, tokens = model_calibration(calibration, spec)
+    config = ep.config_using(f"{name}_encoder", spec.encoder) + f"\nusing {name}_config = {model_config_type(name, spec)};"
+    ep.run_quantiser(header_text(name, spec, weights, source, "f32"), f"model_tool_main<{name}_config>({name}, argc, argv)",
+                     samples, ["--valid-len", str(tokens), "--method", method, "--percentile", repr(percentile),
+                               "--name", name, "--config", config, "--source", source], header, blob)
+    summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
+    for what, path in (("header", header), ("blob", blob)):
+        if path:
+            summary += f", {what} {Path(path).stat().st_size:,} bytes"
+    return summary
