@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/cases.hpp"
+#include "common/model_cases.hpp"
 
 namespace {
 // volatile: the compiler assumes malloc() touches no visible state and would cache the count.
@@ -90,7 +91,36 @@ TEST(NoMalloc, ForwardReferenceF16) {
     expect_no_allocation<tanh_post, sf::reference, sf::f16>();
 }
 
+// Whole models in every precision, inputs and weights made (and int8 ones quantised) first.
+template <class M, class P, class Backend>
+void expect_model_no_allocation() {
+    static sf::model<M, P, Backend> m{model_weights_for<M, P>()};
+    const auto x = make_model_input_for<M, P>(input_kind::normal);
+    std::vector<sf::model_output_t<M, P>> y(M::output_values);
+    for (int n : model_valid_lens<M>()) {
+        const long before = allocations;
+        const sf::status s = m.forward(x.data(), y.data(), n);
+        const long after = allocations;
+        EXPECT_EQ(s, sf::status::ok);
+        EXPECT_EQ(after - before, 0) << "model forward() allocated";
+    }
+}
+
+template <class Backend>
+void expect_models_no_allocation() {
+#define SF_NO_MALLOC_MODEL(name)                                     \
+    expect_model_no_allocation<name, sf::f32, Backend>();            \
+    expect_model_no_allocation<name, sf::f16, Backend>();            \
+    expect_model_no_allocation<name, sf::int8, Backend>();
+    STATICFORMER_MODEL_CASES(SF_NO_MALLOC_MODEL)
+#undef SF_NO_MALLOC_MODEL
+}
+
+TEST(NoMalloc, ModelsReference) { expect_models_no_allocation<sf::reference>(); }
+
 #if STATICFORMER_HAS_SIMD
+TEST(NoMalloc, ModelsSimd) { expect_models_no_allocation<sf::simd>(); }
+
 TEST(NoMalloc, ForwardSimd) {
     expect_no_allocation<tiny_pre_gelu, sf::simd>();
     expect_no_allocation<tanh_post, sf::simd>();
