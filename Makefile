@@ -14,7 +14,8 @@ CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux
 TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang python3 python3-torch python3-torchvision python3-numpy \
 	$(CROSS_PACKAGES)
 
-.PHONY: demo test cross-test host-test bench footprint deps-demo deps-test goldens demo-model clean
+.PHONY: demo test cross-test host-test bench footprint deps-demo deps-test goldens demo-model digits digits-accuracy \
+	clean
 
 demo: deps-demo
 	cmake -S . -B $(BUILD)/demo $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=OFF
@@ -37,6 +38,8 @@ cross-test: deps-test
 	    cmake --preset $$t >/dev/null && cmake --build --preset $$t -j $(JOBS) && \
 	    ctest --preset $$t -j $(JOBS) || exit 1; \
 	done
+	@echo "=== digits_classifier: the trained models on the host, Cortex-M4 and Cortex-M55 ==="
+	/usr/bin/python3 tools/digits_accuracy.py --build $(BUILD)/digits
 	@for t in cortex-m3 cortex-m4 cortex-m7 cortex-m55; do \
 	    echo "=== $$t port bring-up (startup, exit codes, faults, instruction counter) ==="; \
 	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake >/dev/null && \
@@ -73,6 +76,14 @@ goldens: deps-test
 
 demo-model: deps-test
 	/usr/bin/python3 tools/make_demo_model.py
+
+# Retrain the digits models (tools/digits/, about 3 minutes on 2 cores) and print the accuracy
+# table of the README (host, Cortex-M4 and Cortex-M55 under QEMU).
+digits: deps-test
+	@sh tools/ensure_deps.sh python3-sklearn
+	/usr/bin/python3 tools/train_digits.py
+digits-accuracy: deps-test
+	/usr/bin/python3 tools/digits_accuracy.py --build $(BUILD)/digits
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,8 @@
 // staticformer demo: runs the example encoder (examples/demo/demo_model.hpp, made by
 // tools/make_demo_model.py) on this host with the reference and simd backends and prints the
 // output checksum, whether the backends agree bit for bit, latency and memory footprint; then
-// quantises it to int8 (calibrated on inputs like the demo's) and does the same in int8.
+// quantises it to int8 (calibrated on inputs like the demo's) and does the same in int8; then
+// runs the trained digits models (digits.cpp).
 #include <staticformer/quant/convert.hpp>
 #include <staticformer/quant/quantize.hpp>
 #include <staticformer/staticformer.hpp>
@@ -17,6 +18,8 @@
 
 namespace sf = staticformer;
 using cfg = demo_model_config;
+
+void run_digits();  // digits.cpp: the trained digits models
 
 namespace {
 
@@ -142,5 +145,6 @@ int main() {
     print_memory<sf::f16>("f16");
     print_memory<sf::int8>("int8");
     const bool int8_equal = run_int8();
+    run_digits();
     return equal && int8_equal ? 0 : 1;
 }
