@@ -85,13 +85,26 @@ struct model_composition {
     using element = weight_element_t<P>;
     static constexpr int D = M::d_model, S = M::seq_len, T = Tile, first = M::has_cls ? 1 : 0;
 
+    // The position table (sinusoidal: float; learned: the weights' element), or null.
+    static auto positions(const model_weights<M, P>& w) noexcept {
+        if constexpr (M::positions == positions_kind::sinusoidal)
+            return &math::sinusoids<S, D>.v[0][0];
+        else if constexpr (M::positions == positions_kind::learned)
+            return &w.positions.table[0][0];
+        else
+            return static_cast<const float*>(nullptr);
+    }
+    // Scaled token embeddings take their positions in the input step; rows below `first` then still need theirs.
+    static constexpr bool fused_positions = M::input == input_kind::tokens && M::scales_embedding;
+
     // Rows [first, first + n) from the input.
     static void front(const model_weights<M, P>& w, const model_input_t<M>* in, int n, float* y,
                       model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
         float* rows = y + first * D;
         if constexpr (M::input == input_kind::tokens) {
-            if constexpr (M::scales_embedding)
-                K::template embed_scaled<D>(&w.input.table[0][0], in, n, float(std::sqrt(double(D))), rows);
+            if constexpr (M::scales_embedding)  // the positions of these rows fused in (embed_scaled)
+                K::template embed_scaled<D>(&w.input.table[0][0], in, n, float(std::sqrt(double(D))),
+                                            positions(w) ? positions(w) + first * D : positions(w), rows);
             else
                 K::template embed<D>(&w.input.table[0][0], in, n, rows);
         } else if constexpr (M::input == input_kind::features) {
@@ -125,10 +138,7 @@ struct model_composition {
         if constexpr (M::has_cls)
             for (int c = 0; c < D; ++c) y[c] = math::widen(w.cls.token[c]);
         observe(static_cast<const float*>(y), n);
-        if constexpr (M::positions == positions_kind::sinusoidal)
-            K::add(y, &math::sinusoids<S, D>.v[0][0], n * D);
-        else if constexpr (M::positions == positions_kind::learned)
-            K::add(y, &w.positions.table[0][0], n * D);
+        if constexpr (M::positions != positions_kind::none) K::add(y, positions(w), (fused_positions ? first : n) * D);
         observe(static_cast<const float*>(y), n);
         if constexpr (M::has_embedding_norm)
             for (int r0 = 0; r0 < n; r0 += T) {

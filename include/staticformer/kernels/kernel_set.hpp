@@ -84,9 +84,10 @@ struct float_kernels {
     static void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
         ref::embed<D>(table, ids, rows, y);
     }
-    template <int D, class W>
-    static void embed_scaled(const W* table, const std::int32_t* ids, int rows, float scale, float* y) noexcept {
-        ref::embed_scaled<D>(table, ids, rows, scale, y);
+    template <int D, class W, class PW>
+    static void embed_scaled(const W* table, const std::int32_t* ids, int rows, float scale, const PW* positions,
+                             float* y) noexcept {
+        ref::embed_scaled<D>(table, ids, rows, scale, positions, y);
     }
     template <int D>
     static void mean_rows(const float* x, int n, float* y) noexcept { ref::mean_rows<D>(x, n, y); }

@@ -4,7 +4,8 @@
 // model_weights<model_cfg, int8> (model_weights_int8.hpp) gets its range from them:
 //
 //   model input      features or image values: asymmetric (as the encoder's tensors)
-//   embedding        the input step's rows and the CLS row; without positions and embedding
+//   embedding        token inputs: the (scaled) table and the CLS token; features and images:
+//                    the input step's rows and the CLS row; without positions and embedding
 //                    LayerNorm it is the encoder's input quantisation itself
 //   positions        learned: min-max of the table; sinusoidal: 1/127, zero point 0
 //   embedded         embedding + positions: the embedding LayerNorm's input (else the encoder's)
@@ -62,7 +63,7 @@ public:
         rep.encoder = encoder_.quantize(q.encoder, o);
         const tensor_report& encoder_in = rep.encoder.input;
         constexpr bool positions = M::positions != positions_kind::none;
-        rep.embedding = positions || M::has_embedding_norm ? choose(embedding_, o, false) : encoder_in;
+        rep.embedding = positions || M::has_embedding_norm ? choose(embedding_values(), o, false) : encoder_in;
         if constexpr (M::positions == positions_kind::learned) {
             const float* t = &weights_.positions.table[0][0];
             rep.positions = choose(std::vector<float>(t, t + std::size_t(S) * D), options{}, false);
@@ -115,6 +116,22 @@ public:
     }
 
 private:
+    // The embedding's values: for token inputs every (scaled) table entry and the CLS token, the
+    // values its int8 table holds; else the recorded rows of the input step.
+    std::vector<float> embedding_values() const {
+        if constexpr (M::input != input_kind::tokens) {
+            return embedding_;
+        } else {
+            const float scale = M::scales_embedding ? float(std::sqrt(double(D))) : 1.0f;
+            std::vector<float> v;
+            for (int t = 0; t < M::vocab; ++t)
+                for (int c = 0; c < D; ++c)
+                    v.push_back(M::scales_embedding ? weights_.input.table[t][c] * scale : weights_.input.table[t][c]);
+            if constexpr (M::has_cls) v.insert(v.end(), weights_.cls.token, weights_.cls.token + D);
+            return v;
+        }
+    }
+
     const model_weights<M, f32>& weights_;
     calibrator<Cfg> encoder_;
     std::vector<float> input_, embedding_, embedded_, logits_;

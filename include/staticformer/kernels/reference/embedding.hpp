@@ -1,5 +1,5 @@
 // staticformer: the model's input and output steps around the encoder (normative).
-//   embed:       y[r][c] = table[id[r]][c]  (times scale when scaled, one float product)
+//   embed:       y[r][c] = table[id[r]][c]; scaled: fma(table[id[r]][c], scale, position)
 //   patch rows:  row t of patches = image[ch][py P + dy][px P + dx] in (ch, dy, dx) order, for
 //                patch t = py (Width / P) + px: the input order of a Conv2d kernel's weights
 //   mean_rows:   y[c] = (sum_r x[r][c]) / n, the sum from row 0 up; int8: floor((2 sum + n) / 2n),
@@ -8,6 +8,7 @@
 // Tables are float (f32) or binary16 bits (f16), widened exactly (math::widen).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -23,10 +24,16 @@ inline void embed(const W* table, const std::int32_t* ids, int rows, float* y) n
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < D; ++c) y[r * D + c] = math::widen(table[std::size_t(ids[r]) * D + c]);
 }
-template <int D, class W>
-inline void embed_scaled(const W* table, const std::int32_t* ids, int rows, float scale, float* y) noexcept {
+// Scaled: y = fma(table[id][c], scale, positions[r][c]), one rounding, with the rows of
+// positions (or -0, which keeps the rounded product, where a model has none). The product never
+// stands alone before an addition: a compiler contracting a*b+c cannot change it.
+template <int D, class W, class PW>
+inline void embed_scaled(const W* table, const std::int32_t* ids, int rows, float scale, const PW* positions,
+                         float* y) noexcept {
     for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < D; ++c) y[r * D + c] = math::widen(table[std::size_t(ids[r]) * D + c]) * scale;
+        for (int c = 0; c < D; ++c)
+            y[r * D + c] = std::fma(math::widen(table[std::size_t(ids[r]) * D + c]), scale,
+                                    positions ? math::widen(positions[r * D + c]) : -0.0f);
 }
 
 // Patches [t0, t0 + rows) of a [C][H][W] image, each as C P P consecutive values.
