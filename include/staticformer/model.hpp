@@ -1,7 +1,8 @@
 // staticformer: model<model_cfg, P, Backend>, a whole model (model_config.hpp) around the one
 // encoder composition (normative: the order of the steps below is part of the arithmetic).
 //   1. rows [CLS, front(input)...]: the CLS token, then embeddings / projected features / patches
-//   2. positions added row by row; the embedding LayerNorm; padded rows set to zero
+//   2. positions added row by row (scaled token embeddings take theirs in step 1, in one FMA);
+//      the embedding LayerNorm; padded rows set to zero
 //   3. the encoder's composition on the valid rows, in place
 //   4. pooling (row 0, or the mean of the valid rows) and the head's logits
 // Every step runs through the kernel set, so each backend gives the reference's bytes.
@@ -94,7 +95,7 @@ struct model_composition {
         else
             return static_cast<const float*>(nullptr);
     }
-    // Scaled token embeddings take their positions in the input step; rows below `first` then still need theirs.
+    // Scaled token embeddings take their positions in the input step; the CLS row still needs its own.
     static constexpr bool fused_positions = M::input == input_kind::tokens && M::scales_embedding;
 
     // Rows [first, first + n) from the input.
