@@ -131,21 +131,31 @@ TEST(ModelStatus, BadCallsWriteNothing) {
     auto ids = make_model_input<M>(input_kind::normal);
     std::vector<float> out(M::output_values, 7.0f);
     int label = 42;
+    // After each refused call: the logits and the label as they were.
+    const auto untouched = [&](const char* what) {
+        for (float v : out) EXPECT_EQ(v, 7.0f) << what;
+        EXPECT_EQ(label, 42) << what;
+    };
     EXPECT_EQ(m.classify(ids.data(), out.data(), &label, 0), sf::status::bad_valid_len);
+    untouched("valid 0");
     EXPECT_EQ(m.classify(ids.data(), out.data(), &label, M::input_tokens + 1), sf::status::bad_valid_len);
+    untouched("valid past seq_len");
     EXPECT_EQ(m.classify(nullptr, out.data(), &label, 3), sf::status::null_pointer);
+    untouched("null input");
     EXPECT_EQ(m.classify(ids.data(), nullptr, &label, 3), sf::status::null_pointer);
+    untouched("null output");
     EXPECT_EQ(m.forward(reinterpret_cast<const std::int32_t*>(out.data()), out.data(), 3),
               sf::status::overlapping_buffers);
+    untouched("overlap");
     for (std::int32_t bad : {-1, M::vocab, 1 << 30}) {
         ids[2] = bad;
         EXPECT_EQ(m.classify(ids.data(), out.data(), &label, 3), sf::status::bad_token_id) << bad;
+        untouched("bad token id");
         EXPECT_EQ(m.classify(ids.data(), out.data(), &label, 2), sf::status::ok) << "only valid tokens are read";
+        EXPECT_NE(out[0], 7.0f);  // the ok call did write
         std::fill(out.begin(), out.end(), 7.0f);
         label = 42;
     }
-    for (float v : out) EXPECT_EQ(v, 7.0f);
-    EXPECT_EQ(label, 42);
 }
 
 TEST(ModelStatus, ImageModelsTakeWholeImages) {

@@ -8,7 +8,6 @@
 // Every step runs through the kernel set, so each backend gives the reference's bytes.
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -104,7 +103,7 @@ struct model_composition {
         float* rows = y + first * D;
         if constexpr (M::input == input_kind::tokens) {
             if constexpr (M::scales_embedding)  // the positions of these rows fused in (embed_scaled)
-                K::template embed_scaled<D>(&w.input.table[0][0], in, n, float(std::sqrt(double(D))),
+                K::template embed_scaled<D>(&w.input.table[0][0], in, n, M::embedding_scale,
                                             positions(w) ? positions(w) + first * D : positions(w), rows);
             else
                 K::template embed<D>(&w.input.table[0][0], in, n, rows);

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "math/fixed_point.hpp"
 
 namespace staticformer {
 
@@ -121,6 +122,11 @@ struct model_config {
     static constexpr bool scales_embedding = detail::count_of<scale_embedding, Options...> == 1;
     static_assert(!scales_embedding || input_traits::kind == input_kind::tokens,
                   "scale_embedding applies to token_input only");
+    // sqrt(d_model) rounded to float, at compile time (the compiler's double arithmetic; for every
+    // d_model up to 65536 the same float as std::sqrt's correctly rounded double, so PyTorch's
+    // embedding(x) * math.sqrt(d_model) scales by the same number).
+    static constexpr float embedding_scale =
+        scales_embedding ? float(math::detail::sqrt_newton(double(Encoder::d_model))) : 1.0f;
 
     static constexpr positions_kind positions = detail::count_of<sinusoidal_positions, Options...> ? positions_kind::sinusoidal
                                                 : detail::count_of<learned_positions, Options...> ? positions_kind::learned

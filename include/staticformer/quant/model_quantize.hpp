@@ -79,12 +79,10 @@ public:
 
         // The input step, the CLS token and learned positions.
         if constexpr (M::input == input_kind::tokens) {
-            const float scale = M::scales_embedding ? float(std::sqrt(double(D))) : 1.0f;
             for (int v = 0; v < M::vocab; ++v)
                 for (int c = 0; c < D; ++c)
                     q.input.table[v][c] = detail::quantize_value(
-                        double(M::scales_embedding ? weights_.input.table[v][c] * scale : weights_.input.table[v][c]),
-                        rep.embedding);
+                        double(weights_.input.table[v][c] * M::embedding_scale), rep.embedding);
         } else {
             rep.input = choose(input_, o, false);
             detail::quantize_linear(&weights_.input.w[0][0], D, weights_.input.b, rep.input, rep.embedding,
@@ -122,11 +120,10 @@ private:
         if constexpr (M::input != input_kind::tokens) {
             return embedding_;
         } else {
-            const float scale = M::scales_embedding ? float(std::sqrt(double(D))) : 1.0f;
             std::vector<float> v;
             for (int t = 0; t < M::vocab; ++t)
                 for (int c = 0; c < D; ++c)
-                    v.push_back(M::scales_embedding ? weights_.input.table[t][c] * scale : weights_.input.table[t][c]);
+                    v.push_back(weights_.input.table[t][c] * M::embedding_scale);  // (x 1 when unscaled: exact)
             if constexpr (M::has_cls) v.insert(v.end(), weights_.cls.token, weights_.cls.token + D);
             return v;
         }
