@@ -148,13 +148,24 @@ inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
 
 }  // namespace blob
 
+// The checks load_blob makes on the weights themselves, for weights that reach a device another
+// way (their own flash partition, a DMA from a host): ok, or blob_non_finite (f32 / f16: a NaN or
+// an infinity), or blob_bad_quantization (int8: a parameter out of its kernel's range,
+// weights_int8.hpp). Weights that pass give every backend the same bytes, with no overflow.
+template <class W>
+inline status check_weights(const W& w) noexcept {
+    if (is_valid(w)) return status::ok;
+    return std::is_same<typename W::precision, int8>::value ? status::blob_bad_quantization : status::blob_non_finite;
+}
+
 // Writes the blob of `w` into dst (capacity bytes). Returns blob_too_small if it does not fit.
 template <class Cfg, class P>
 inline status write_blob(const encoder_weights<Cfg, P>& w, void* dst, std::size_t capacity) noexcept {
     return blob::write(blob::make_header(w), w, dst, capacity);
 }
 
-// Validates a blob against Cfg and P and, on success, points `out` at the weights inside it
+// Validates a blob against Cfg and P (header, size, CRC, alignment, then check_weights: every
+// value in the range its kernel handles) and, on success, points `out` at the weights inside it
 // (no copy: the blob must outlive the encoder). On failure `out` is left untouched.
 template <class Cfg, class P>
 inline status load_blob(const void* data, std::size_t size, const encoder_weights<Cfg, P>*& out) noexcept {
@@ -175,9 +186,10 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
     const unsigned char* payload = bytes + blob::header_bytes;
     if (h.payload_crc != blob::crc32(payload, sizeof(weights))) return status::blob_bad_checksum;
     if (reinterpret_cast<std::uintptr_t>(payload) % alignof(weights) != 0) return status::blob_misaligned;
-    if constexpr (std::is_same<P, int8>::value)
-        if (!is_valid(*reinterpret_cast<const weights*>(payload))) return status::blob_bad_quantization;
-    out = reinterpret_cast<const weights*>(payload);
+    const weights* loaded = reinterpret_cast<const weights*>(payload);
+    const status values = check_weights(*loaded);
+    if (values != status::ok) return values;
+    out = loaded;
     return status::ok;
 }
 
@@ -264,7 +276,8 @@ inline status write_blob(const model_weights<M, P>& w, void* dst, std::size_t ca
 // Validates a model blob against M and P and, on success, points `out` at the weights inside it
 // (zero copy). On failure `out` is left untouched. Checks in order: the header (kind, magic, byte
 // order, CRC, version), the encoder, the precision, the input, the embedding (positions, CLS,
-// LayerNorm, scaling), the head, the payload's size, CRC and alignment.
+// LayerNorm, scaling), the head, the payload's size, CRC and alignment, the weights' values
+// (check_weights).
 template <class M, class P>
 inline status load_blob(const void* data, std::size_t size, const model_weights<M, P>*& out) noexcept {
     using weights = model_weights<M, P>;
@@ -307,9 +320,10 @@ inline status load_blob(const void* data, std::size_t size, const model_weights<
     const unsigned char* payload = bytes + blob::model_header_bytes;
     if (h.payload_crc != blob::crc32(payload, std::size_t(h.payload_bytes))) return status::blob_bad_checksum;
     if (reinterpret_cast<std::uintptr_t>(payload) % alignof(weights) != 0) return status::blob_misaligned;
-    if constexpr (std::is_same<P, int8>::value)
-        if (!is_valid(*reinterpret_cast<const weights*>(payload))) return status::blob_bad_quantization;
-    out = reinterpret_cast<const weights*>(payload);
+    const weights* loaded = reinterpret_cast<const weights*>(payload);
+    const status values = check_weights(*loaded);
+    if (values != status::ok) return values;
+    out = loaded;
     return status::ok;
 }
 

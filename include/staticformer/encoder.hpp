@@ -15,6 +15,7 @@
 #include "config.hpp"
 #include "encoder_int8.hpp"
 #include "kernels/backends.hpp"
+#include "math/finite.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 
@@ -155,7 +156,10 @@ struct composition {
     }
 };
 
-// Validates the call, stages the input into y, and runs the composition with kernel set K.
+// Validates the call and the input values, stages the input into y, and runs the composition
+// with kernel set K. NaN and infinity: refused in the input (nothing written); a pass that
+// overflows returns non_finite_output with every valid value the canonical NaN, so every
+// backend gives the same bytes and no caller reads a silent NaN as a result.
 template <class Cfg, class K, class P, int Tile>
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
                       int valid_len) noexcept {
@@ -163,10 +167,11 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws
     if (s != status::ok) return s;
     const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
+    if (!math::all_finite(x, valid)) return status::non_finite_input;
     if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
     composition<Cfg, K, weight_element_t<P>, Tile>::run(w, y, valid_len, ws);
-    return status::ok;
+    return math::canonicalize_non_finite(y, valid) ? status::ok : status::non_finite_output;
 }
 
 }  // namespace detail
@@ -174,7 +179,9 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws
 // Runs one forward pass with caller-owned workspace (for firmware that places it in a chosen
 // RAM section). x and y hold seq_len * d_model floats, row-major; y may equal x (in place) but
 // must not partly overlap it. Rows >= valid_len of y are zero on return. The weights are f32 or
-// f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way.
+// f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way. A NaN or
+// infinity in the valid input rows returns non_finite_input (y untouched); a pass that overflows,
+// non_finite_output (every valid value of y the canonical NaN, math/finite.hpp).
 template <class Backend = default_backend, class Cfg, class P, int Tile>
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
                       int valid_len) noexcept {

@@ -206,20 +206,32 @@ struct model_composition_int8 {
     }
 };
 
-// Validates the call (every token id before anything is written) and runs the model.
+// Validates the call (every token id and float input value before anything is written) and runs
+// the model. Float models treat NaN and infinity as encoders do (forward in encoder.hpp).
 template <class M, class K, class P, int Tile>
 inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
                             const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens) noexcept {
     const status s = check_model_call<M, P>(in, out, valid_tokens);
     if (s != status::ok) return s;
-    if constexpr (M::input == input_kind::tokens)
+    if constexpr (M::input == input_kind::tokens) {
         for (int t = 0; t < valid_tokens; ++t)
             if (in[t] < 0 || in[t] >= M::vocab) return status::bad_token_id;
-    if constexpr (std::is_same<P, int8>::value)
+    }
+    if constexpr (std::is_same<P, int8>::value) {
         model_composition_int8<M, K, Tile>::run(w, in, valid_tokens, out, ws);
-    else
+        return status::ok;
+    } else {
+        if constexpr (M::input != input_kind::tokens) {
+            const std::size_t values = M::input == input_kind::patches ? M::input_values
+                                                                       : std::size_t(valid_tokens) * M::features;
+            if (!math::all_finite(in, values)) return status::non_finite_input;
+        }
         model_composition<M, K, P, Tile>::run(w, in, valid_tokens, out, ws);
-    return status::ok;
+        const std::size_t outputs = M::pooling == pooling_kind::none
+                                        ? std::size_t(valid_tokens + (M::has_cls ? 1 : 0)) * M::d_model
+                                        : M::output_values;
+        return math::canonicalize_non_finite(out, outputs) ? status::ok : status::non_finite_output;
+    }
 }
 
 // The kernel set of a backend for precision P.
@@ -232,7 +244,9 @@ using kernel_set_for = std::conditional_t<std::is_same<P, int8>::value, int8_ker
 // features [input_tokens][features], or the image [C][H][W]) of which the first valid_tokens
 // tokens are read (an image: all of them); `out` receives model_cfg::output_values values: the
 // encoded sequence (padded rows zero: int8, the output's zero point), the pooled row, or the
-// logits (int8: std::int32_t, in weights.quant.logits). in and out must not overlap.
+// logits (int8: std::int32_t, in weights.quant.logits). in and out must not overlap. Float
+// inputs with a NaN or infinity return non_finite_input (nothing written); a pass that overflows
+// returns non_finite_output with every output value (valid rows) the canonical NaN.
 template <class Backend = default_backend, class M, class P, int Tile>
 inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
                       const model_input_t<M, P>* in, model_output_t<M, P>* out,
@@ -288,7 +302,8 @@ public:
         return staticformer::forward<Backend>(*weights_, workspace_, in, out, valid_tokens);
     }
 
-    // Logits (classes floats) and their arg-max; label may be null. On error nothing is written.
+    // Logits (classes floats) and their arg-max; label may be null. On error the label is not
+    // written, nor the logits (except non_finite_output: canonical NaNs, see forward).
     status classify(const input_type* in, output_type* logits, int* label, int valid_tokens = input_tokens) noexcept {
         static_assert(M::has_head, "classify needs a model with classifier_head<Classes>");
         const status s = forward(in, logits, valid_tokens);

@@ -78,6 +78,34 @@ struct model_weight_bytes {
     static constexpr std::size_t total = sizeof(w);
 };
 
+// Every parameter finite, as for encoders (load_blob checks blobs from outside).
+template <class M, class P>
+inline bool is_valid(const model_weights<M, P>& w) noexcept {
+    using element = weight_element_t<P>;
+    bool finite = is_valid(w.encoder);
+    // Every array of a part, as one run of elements (parts hold arrays only).
+    const auto check = [&finite](const auto& a) {
+        finite &= math::all_finite(reinterpret_cast<const element*>(&a), sizeof(a) / sizeof(element));
+    };
+    if constexpr (M::input == input_kind::tokens) {
+        check(w.input.table);
+    } else {
+        check(w.input.w);
+        check(w.input.b);
+    }
+    if constexpr (M::has_cls) check(w.cls.token);
+    if constexpr (M::has_embedding_norm) {
+        check(w.embedding_norm.gamma);
+        check(w.embedding_norm.beta);
+    }
+    if constexpr (M::has_head) {
+        check(w.head.w);
+        check(w.head.b);
+    }
+    if constexpr (M::positions == positions_kind::learned) check(w.positions.table);
+    return finite;
+}
+
 // Converts a model's weights between f32 and f16, as convert_weights does an encoder's.
 template <class M, class PIn, class POut>
 inline void convert_weights(const model_weights<M, PIn>& in, model_weights<M, POut>& out) noexcept {

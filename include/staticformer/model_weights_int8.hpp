@@ -67,12 +67,15 @@ struct model_weights<M, int8> {
     position_weights<M::seq_len, D, learned, std::int8_t> positions;  // last: see load_blob
 };
 
-// Every multiplier, shift and zero point in range (load_blob checks this for blobs from outside).
+// Every parameter in its kernel's range, as for encoders (load_blob checks blobs from outside).
 template <class M>
 constexpr bool is_valid(const model_weights<M, int8>& w) noexcept {
-    if (!is_valid(w.encoder) || !detail::is_valid(w.quant.add_positions)) return false;
+    const model_quantization& q = w.quant;
+    if (!is_valid(w.encoder) || !detail::is_valid(q.add_positions) || !detail::is_valid(q.embedding) ||
+        !detail::is_valid(q.positions) || !detail::is_valid(q.logits))
+        return false;
     if constexpr (M::input != input_kind::tokens)
-        if (!detail::is_valid(w.input.projection)) return false;
+        if (!detail::is_valid(w.input.projection) || !detail::is_valid(q.input)) return false;
     if constexpr (M::has_embedding_norm)
         if (!detail::is_valid(w.embedding_norm.norm)) return false;
     if constexpr (M::has_head)

@@ -1,5 +1,5 @@
 // staticformer: runtime status codes. Only data that arrives at run time (valid_len, buffers,
-// token ids, weight blobs) can fail; configuration errors are compile errors instead.
+// token ids, input values, weight blobs) can fail; configuration errors are compile errors.
 #pragma once
 
 namespace staticformer {
@@ -18,13 +18,18 @@ enum class status : int {
     blob_bad_size,        // payload size differs from sizeof(encoder_weights<...>)
     blob_bad_checksum,
     blob_misaligned,      // zero-copy needs the blob at an address aligned for its weights
-    blob_bad_quantization,  // int8: a multiplier, shift or zero point out of its range
+    blob_bad_quantization,  // int8: a multiplier, shift, zero point, scale, bias, LayerNorm beta or
+                            // padding weight out of the range its kernel handles (weights_int8.hpp)
     bad_token_id,           // a token id outside 0..vocab-1
     blob_kind_mismatch,     // an encoder blob where a model blob is expected, or the other way round
     blob_input_mismatch,    // a model blob of another input: kind, vocab, features, image or patch
     blob_embedding_mismatch,  // other positions, CLS token, embedding LayerNorm or scaling, or fewer
                               // learned positions than seq_len
     blob_head_mismatch,     // another pooling or number of classes
+    blob_non_finite,        // f32 / f16 weights: a NaN or an infinity
+    non_finite_input,       // a NaN or an infinity among the valid input values (nothing written)
+    non_finite_output,      // the pass overflowed to infinity or NaN: every valid output value is
+                            // the canonical quiet NaN (0x7fc00000), on every backend alike
 };
 
 // A short, stable, human-readable name for logs.
@@ -49,6 +54,9 @@ constexpr const char* to_string(status s) noexcept {
     case status::blob_input_mismatch: return "blob_input_mismatch";
     case status::blob_embedding_mismatch: return "blob_embedding_mismatch";
     case status::blob_head_mismatch: return "blob_head_mismatch";
+    case status::blob_non_finite: return "blob_non_finite";
+    case status::non_finite_input: return "non_finite_input";
+    case status::non_finite_output: return "non_finite_output";
     }
     return "unknown";
 }

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "math/finite.hpp"
 #include "math/fp16.hpp"
 #include "weights_int8.hpp"
 
@@ -109,6 +110,21 @@ struct encoder_weights {
     static_assert(sizeof(layer_weights<Cfg, element>) == layer_weights<Cfg, element>::parameter_count * sizeof(element),
                   "layer_weights: parameter_count covers every member, without padding");
 };
+
+// f32 / f16 weights a pass can use: every parameter finite (load_blob checks blobs from outside).
+// A NaN or infinity in the weights would reach the outputs with backend-dependent NaN payloads.
+template <class Cfg, class P>
+inline bool is_valid(const encoder_weights<Cfg, P>& w) noexcept {
+    using element = weight_element_t<P>;
+    bool finite = true;
+    const auto check = [&finite](std::size_t n, const element* a) { finite &= math::all_finite(a, n); };
+    for (const auto& l : w.layer) layer_weights<Cfg, element>::for_each_member(check, l);
+    if constexpr (Cfg::has_final_norm) {
+        check(Cfg::d_model, w.final_norm.gamma);
+        check(Cfg::d_model, w.final_norm.beta);
+    }
+    return finite;
+}
 
 // ---- precision conversion (host or start-up code) -------------------------------------------
 namespace detail {

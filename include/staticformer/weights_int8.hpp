@@ -51,6 +51,10 @@ template <int In, int Out>
 struct linear_int8 {
     static_assert(In <= 65536, "int8 linear: at most 65536 inputs (the int32 accumulator must not overflow)");
     static constexpr int in_groups = (In + 3) / 4;
+    // |bias| + In 2^14 < 2^31 (|x w| <= 2^14): every partial sum of acc, in any order a backend
+    // adds them, fits in int32. The padding weights (inputs In..4 in_groups - 1) are 0: the
+    // vector kernels multiply them by whatever follows a row.
+    static constexpr std::int64_t bias_limit = (std::int64_t(1) << 31) - 1 - std::int64_t(In) * (1 << 14);
     // multipliers past Out are 0: they end the struct on a 64-byte unit
     static constexpr int multiplier_count =
         detail::padded_int16_count(4LL * in_groups * Out + 4LL * Out + 8, Out);
@@ -69,6 +73,10 @@ struct linear_int8 {
 template <int N>
 struct layer_norm_int8 {
     static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
+    // |z| <= 2^9 sqrt(N - 1) < 2^15 (a centred value is at most sqrt((N - 1) var) and den at least
+    // floor(sqrt(var)) > sqrt(var) / 2), so |z gamma| < 2^30 and |beta| <= 2^30 keeps
+    // z gamma + beta within int32.
+    static constexpr std::int32_t beta_limit = std::int32_t(1) << 30;
     static constexpr int gamma_count = detail::padded_int16_count(16LL + 4LL * N, N);
     std::int64_t eps;
     std::int32_t shift;
@@ -153,22 +161,34 @@ struct encoder_weights<Cfg, int8> {
     quantization output;  // how to read the encoder's output rows
 };
 
-// Every multiplier and shift in range (load_blob checks this for blobs from outside).
+// Every parameter in the range its kernel handles (load_blob checks this for blobs from outside):
+// multipliers, shifts, zero points, biases, LayerNorm betas, padding weights, and the scales the
+// host's conversions divide by. A bad parameter could overflow an int32 sum (undefined in C++)
+// or make the vector kernels differ from the reference.
 namespace detail {
 
 constexpr bool is_zero_point(std::int32_t z) noexcept { return z >= -128 && z <= 127; }
 
+// A scale the conversions can divide by: positive and finite (a NaN fails the comparison).
+constexpr bool is_valid(const quantization& q) noexcept {
+    return q.scale > 0.0f && q.scale <= 3.4028234663852886e38f && is_zero_point(q.zero_point);
+}
+
 template <int In, int Out>
 constexpr bool is_valid(const linear_int8<In, Out>& l) noexcept {
-    if (!math::is_valid(0, l.shift) || !is_zero_point(l.output_zero_point)) return false;
-    for (int o = 0; o < Out; ++o)
-        if (l.multiplier[o] < 0) return false;
-    return true;
+    bool ok = math::is_valid(0, l.shift) && is_zero_point(l.output_zero_point);
+    for (int o = 0; o < Out; ++o) {
+        ok = ok && l.multiplier[o] >= 0 && l.bias[o] <= l.bias_limit && l.bias[o] >= -l.bias_limit;
+        for (int i = In; i < 4 * l.in_groups; ++i) ok = ok && l.w[i / 4][o][i % 4] == 0;
+    }
+    return ok;
 }
 template <int N>
 constexpr bool is_valid(const layer_norm_int8<N>& n) noexcept {
-    return n.eps >= 0 && n.eps <= (std::int64_t(1) << 62) && math::is_valid(1, n.shift) &&
-           is_zero_point(n.output_zero_point);
+    bool ok = n.eps >= 0 && n.eps <= (std::int64_t(1) << 62) && math::is_valid(1, n.shift) &&
+              is_zero_point(n.output_zero_point);
+    for (int c = 0; c < N; ++c) ok = ok && n.beta[c] <= n.beta_limit && n.beta[c] >= -n.beta_limit;
+    return ok;
 }
 constexpr bool is_valid(const add_int8& a) noexcept {
     return math::is_valid(1, a.shift) && a.x_multiplier >= 0 && a.x_multiplier < 32768 && a.a_multiplier >= 0 &&
@@ -189,6 +209,7 @@ constexpr bool is_valid(const encoder_weights<Cfg, int8>& w) noexcept {
             !math::is_valid(l.attention.context.multiplier, l.attention.context.shift))
             return false;
     }
+    if (!detail::is_valid(w.input) || !detail::is_valid(w.output)) return false;
     if constexpr (Cfg::has_final_norm) return detail::is_valid(w.final_norm.norm);
     return true;
 }

@@ -2,13 +2,19 @@
 // host, or a core with an FPU). The int8 forward pass itself never touches a float.
 //   quantise:   q = saturate(floor(x / scale + 0.5) + zero_point)   (float arithmetic)
 //   dequantise: x = scale * (q - zero_point)
+// Non-finite values: quantize_input / quantize_model_input refuse any NaN or infinity with
+// status::non_finite_input and write nothing, as the float forward passes do; values beyond the
+// range saturate to -128 / 127, subnormals round to the zero point. quantize_value alone maps
+// +infinity to 127 and -infinity and NaN to -128.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 
+#include "../math/finite.hpp"
 #include "../model_weights.hpp"
+#include "../status.hpp"
 #include "../weights_int8.hpp"
 
 namespace staticformer {
@@ -19,13 +25,22 @@ inline std::int8_t quantize_value(float x, const quantization& q) noexcept {
 }
 
 inline float dequantize_value(std::int8_t v, const quantization& q) noexcept {
-    return q.scale * float(int(v) - q.zero_point);
+    return q.scale * float(std::int64_t(v) - q.zero_point);  // (64-bit: any zero point, unchecked weights too)
 }
+
+namespace detail {
+inline status quantize_values(const float* x, std::int8_t* q, std::size_t n, const quantization& quant) noexcept {
+    if (x == nullptr || q == nullptr) return status::null_pointer;
+    if (!math::all_finite(x, n)) return status::non_finite_input;
+    for (std::size_t i = 0; i < n; ++i) q[i] = quantize_value(x[i], quant);
+    return status::ok;
+}
+}  // namespace detail
 
 // n input values x -> q, with the weights' input quantisation.
 template <class Cfg>
-void quantize_input(const encoder_weights<Cfg, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
-    for (std::size_t i = 0; i < n; ++i) q[i] = quantize_value(x[i], w.input);
+status quantize_input(const encoder_weights<Cfg, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
+    return detail::quantize_values(x, q, n, w.input);
 }
 
 // n output values q -> y, with the weights' output quantisation.
@@ -37,12 +52,13 @@ void dequantize_output(const encoder_weights<Cfg, int8>& w, const std::int8_t* q
 // Whole int8 models (model_weights_int8.hpp): n features or image values x -> q with the model's
 // input quantisation; n int32 logits, or n int8 output values (pooled row or sequence), -> y.
 template <class M>
-void quantize_model_input(const model_weights<M, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
-    for (std::size_t i = 0; i < n; ++i) q[i] = quantize_value(x[i], w.quant.input);
+status quantize_model_input(const model_weights<M, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
+    return detail::quantize_values(x, q, n, w.quant.input);
 }
 template <class M>
 void dequantize_logits(const model_weights<M, int8>& w, const std::int32_t* q, float* y, std::size_t n) noexcept {
-    for (std::size_t i = 0; i < n; ++i) y[i] = w.quant.logits.scale * float(q[i] - w.quant.logits.zero_point);
+    for (std::size_t i = 0; i < n; ++i)  // (64-bit difference: any int32 logit and zero point)
+        y[i] = w.quant.logits.scale * float(std::int64_t(q[i]) - w.quant.logits.zero_point);
 }
 template <class M>
 void dequantize_model_output(const model_weights<M, int8>& w, const std::int8_t* q, float* y, std::size_t n) noexcept {
