@@ -3,12 +3,14 @@
 // The f32 reference encoder runs on the user's calibration inputs through an observing kernel
 // set: the very composition of encoder.hpp, with each kernel's output (and each LayerNorm's
 // input) recorded. The recorded values give every int8 tensor its range, by min-max or by
-// percentile.
+// percentile. No static or thread-local state: each calibrator records into its own memory
+// (observed_pass below), so calibrators in different threads never meet.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "../encoder.hpp"
@@ -51,20 +53,47 @@ struct recording {
 
 namespace detail {
 
-// The reference kernel set, recording what it computes into recorder<Cfg>::active. It finds the
-// layer and tensor of each call from the weights' addresses.
+constexpr std::size_t power_of_two_at_least(std::size_t n) {
+    std::size_t p = 1;
+    while (p < n) p *= 2;
+    return p;
+}
+
+// All memory one observed pass writes: the workspace and the output rows (forward_with writes
+// nothing else), beside the recording its kernels append to.
+template <class Cfg>
+struct pass_memory {
+    recording<Cfg> rec;
+    workspace<Cfg> ws;
+    alignas(64) float y[Cfg::seq_len * Cfg::d_model];
+};
+
+// pass_memory aligned to its own size rounded up to a power of two: masking the address of any
+// buffer a kernel writes gives the start of its pass, hence its recording (the kernels are static
+// functions: this is how they reach per-calibrator state without a static or thread-local).
+template <class Cfg>
+struct alignas(power_of_two_at_least(sizeof(pass_memory<Cfg>))) observed_pass : pass_memory<Cfg> {};
+
+// The reference kernel set, recording what it computes into the recording of the pass whose
+// memory it writes. It finds the layer and tensor of each call from the weights' addresses.
 template <class Cfg>
 struct recorder : kernel_set<reference> {
-    static inline recording<Cfg>* active = nullptr;
     using base = kernel_set<reference>;
     static constexpr int D = Cfg::d_model;
+
+    // The recording of the pass that owns `written` (a buffer inside an observed_pass<Cfg>).
+    static recording<Cfg>& of(const float* written) noexcept {
+        constexpr std::uintptr_t mask = ~std::uintptr_t(alignof(observed_pass<Cfg>) - 1);
+        return reinterpret_cast<observed_pass<Cfg>*>(reinterpret_cast<std::uintptr_t>(written) & mask)->rec;
+    }
 
     template <int In, int Out, int WStride = Out>
     static void linear(const float* x, int rows, const float* w, const float* b, float* y) noexcept {
         base::linear<In, Out, WStride>(x, rows, w, b, y);
+        recording<Cfg>& rec = of(y);
         for (int l = 0; l < Cfg::layers; ++l) {
-            const auto& lw = active->weights->layer[l];
-            auto& obs = active->layer[l];
+            const auto& lw = rec.weights->layer[l];
+            auto& obs = rec.layer[l];
             const point p = w == &lw.qkv_w[0][0]       ? point::query
                             : w == &lw.qkv_w[0][D]     ? point::key
                             : w == &lw.qkv_w[0][2 * D] ? point::value
@@ -74,20 +103,21 @@ struct recorder : kernel_set<reference> {
                                                        : point::count;
             if (p == point::count) continue;
             recording<Cfg>::append(obs[p], y, std::size_t(rows) * Out);
-            active->current_layer = l;
+            rec.current_layer = l;
         }
     }
     template <int N>
     static void layer_norm(const float* x, int rows, const float* g, const float* b, float eps, float* y) noexcept {
         const std::size_t n = std::size_t(rows) * N;
+        recording<Cfg>& rec = of(y);
         std::vector<float>*in = nullptr, *out = nullptr;
         for (int l = 0; l < Cfg::layers; ++l) {
-            const auto& lw = active->weights->layer[l];
-            auto& obs = active->layer[l];
+            const auto& lw = rec.weights->layer[l];
+            auto& obs = rec.layer[l];
             if (g == lw.norm1_gamma) in = &obs[point::norm1_in], out = &obs[point::norm1_out];
             if (g == lw.norm2_gamma) in = &obs[point::norm2_in], out = &obs[point::norm2_out];
         }
-        if (in == nullptr) in = &active->final_in, out = &active->final_out;
+        if (in == nullptr) in = &rec.final_in, out = &rec.final_out;
         recording<Cfg>::append(*in, x, n);
         base::layer_norm<N>(x, rows, g, b, eps, y);
         recording<Cfg>::append(*out, y, n);
@@ -95,13 +125,15 @@ struct recorder : kernel_set<reference> {
     template <int HeadDim, int VStride, int PStride>
     static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
         base::attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+        recording<Cfg>& rec = of(ctx);
         for (int r = 0; r < rows; ++r)
-            recording<Cfg>::append(active->layer[active->current_layer][point::context], ctx + r * VStride, HeadDim);
+            recording<Cfg>::append(rec.layer[rec.current_layer][point::context], ctx + r * VStride, HeadDim);
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept {
         base::activate<Act>(x, n);
-        recording<Cfg>::append(active->layer[active->current_layer][point::activation], x, std::size_t(n));
+        recording<Cfg>& rec = of(x);
+        recording<Cfg>::append(rec.layer[rec.current_layer][point::activation], x, std::size_t(n));
     }
 };
 

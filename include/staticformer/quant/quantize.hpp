@@ -134,7 +134,8 @@ void quantize_linear(const float* w, int w_stride, const float* b, const tensor_
                 sum += v;
             }
         const double bias = round_half_up(double(b[o]) / (in.scale * scale)) - double(in.zero_point) * double(sum);
-        constexpr double limit = double(1 << 30);
+        constexpr std::int64_t bound = linear_int8<In, Out>::bias_limit;  // load_blob's range
+        constexpr double limit = double(bound < (1 << 30) ? bound : (1 << 30));
         if (bias > limit || bias < -limit) ++rep.saturated_biases;
         q.bias[o] = clamp_to<std::int32_t>(bias, -limit, limit);
         real[o] = in.scale * scale / out.scale;
@@ -194,18 +195,18 @@ void activation_table(const tensor_report& in, const tensor_report& out, std::in
 template <class Cfg>
 class calibrator {
 public:
-    explicit calibrator(const encoder_weights<Cfg, f32>& w) : weights_(w) { rec_.weights = &w; }
+    explicit calibrator(const encoder_weights<Cfg, f32>& w) : weights_(w) { pass_->rec.weights = &w; }
 
     // output: where to leave the f32 encoder's output (seq_len * d_model floats), if wanted.
     void observe(const float* x, int valid_len, float* output = nullptr) {
-        std::vector<float> y(std::size_t(Cfg::seq_len) * Cfg::d_model);
+        float* y = pass_->y;  // in the pass: the recorder finds the recording from what it writes
+        const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
         const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
-        recording<Cfg>::append(rec_.input, x, valid);
-        detail::recorder<Cfg>::active = &rec_;
-        staticformer::forward_with<detail::recorder<Cfg>>(weights_, *ws_, x, y.data(), valid_len);
-        detail::recorder<Cfg>::active = nullptr;
-        recording<Cfg>::append(rec_.output, y.data(), valid);
-        if (output != nullptr) std::copy(y.begin(), y.end(), output);
+        std::fill(y, y + count, 0.0f);  // a refused call leaves zeros, as a fresh buffer would
+        recording<Cfg>::append(pass_->rec.input, x, valid);
+        staticformer::forward_with<detail::recorder<Cfg>>(weights_, pass_->ws, x, y, valid_len);
+        recording<Cfg>::append(pass_->rec.output, y, valid);
+        if (output != nullptr) std::copy(y, y + count, output);
     }
 
     // Chooses every tensor's range and quantises the weights into q.
@@ -286,8 +287,8 @@ private:
     }
 
     const encoder_weights<Cfg, f32>& weights_;
-    recording<Cfg> rec_;
-    std::unique_ptr<workspace<Cfg>> ws_ = std::make_unique<workspace<Cfg>>();
+    std::unique_ptr<detail::observed_pass<Cfg>> pass_ = std::make_unique<detail::observed_pass<Cfg>>();
+    const recording<Cfg>& rec_ = pass_->rec;  // (the pass stays where it is when the calibrator moves)
 };
 
 }  // namespace quant
