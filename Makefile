@@ -11,18 +11,27 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEMO_PACKAGES = cmake make g++ libxsimd-dev
 CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu qemu-user \
 	gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
-TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang python3 python3-torch python3-torchvision python3-numpy \
-	$(CROSS_PACKAGES)
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (not pulled in without recommends).
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang libclang-rt-14-dev python3 python3-torch \
+	python3-torchvision python3-numpy $(CROSS_PACKAGES)
 
-.PHONY: demo test cross-test host-test bench footprint deps-demo deps-test goldens demo-model digits digits-accuracy \
-	clean
+.PHONY: demo test cross-test host-test fuzz fuzz-test bench footprint deps-demo deps-test goldens demo-model digits \
+	digits-accuracy clean
 
 demo: deps-demo
 	cmake -S . -B $(BUILD)/demo $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=OFF
 	cmake --build $(BUILD)/demo --target demo -j $(JOBS)
 	./$(BUILD)/demo/examples/demo
 
-test: host-test cross-test
+test: host-test fuzz-test cross-test
+
+# libFuzzer on blob loading and forward(), f32 / f16 / int8, under ASan + UBSan (fuzz/README.md):
+# a short run in make test, FUZZ_SECONDS per target (default 10 minutes) in make fuzz.
+FUZZ_SECONDS ?= 600
+fuzz-test: deps-test
+	bash fuzz/run.sh 20 $(BUILD)/fuzz
+fuzz: deps-test
+	bash fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz
 
 host-test: deps-test
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
@@ -31,11 +40,13 @@ host-test: deps-test
 
 # Every port (CMakePresets.json): cross-build the tests and run them under QEMU against the
 # same committed reference outputs as the host.
+# CROSS_FLAGS=-DSTATICFORMER_ALL_VARIANTS=ON adds the ARMv7 and RISC-V contraction-off builds.
 CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55
+CROSS_FLAGS ?=
 cross-test: deps-test
 	@for t in $(CROSS_TARGETS); do \
 	    echo "=== $$t ==="; \
-	    cmake --preset $$t >/dev/null && cmake --build --preset $$t -j $(JOBS) && \
+	    cmake --preset $$t $(CROSS_FLAGS) >/dev/null && cmake --build --preset $$t -j $(JOBS) && \
 	    ctest --preset $$t -j $(JOBS) || exit 1; \
 	done
 	@echo "=== digits_classifier: the trained models on the host, Cortex-M4 and Cortex-M55 ==="
