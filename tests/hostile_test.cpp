@@ -345,4 +345,81 @@ TEST(HostileInput, OverflowSaysSo) {
     EXPECT_EQ(label, -1);
 }
 
+float from_bits(std::uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+// The finiteness test reads the exponent field: the largest finite values pass, every infinity
+// and NaN (any sign, any payload) fails; a failed pass leaves one NaN whatever payloads it made.
+TEST(HostileInput, FinitenessAndTheCanonicalNaN) {
+    for (std::uint32_t b : {0x00000000u, 0x80000001u, 0x007fffffu, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u})
+        EXPECT_TRUE(sf::math::is_finite(from_bits(b))) << std::hex << b;
+    for (std::uint32_t b : {0x7f800000u, 0xff800000u, 0x7f800001u, 0x7fc00000u, 0xffc00000u, 0x7fffffffu, 0xffbfffffu})
+        EXPECT_FALSE(sf::math::is_finite(from_bits(b))) << std::hex << b;
+    for (std::uint16_t h : {0x7bffu, 0xfbffu, 0x0001u, 0x8000u})
+        EXPECT_TRUE(sf::math::is_finite_half(h)) << std::hex << h;
+    for (std::uint16_t h : {0x7c00u, 0xfc00u, 0x7c01u, 0x7e00u, 0xffffu}) EXPECT_FALSE(sf::math::is_finite_half(h)) << h;
+
+    std::vector<float> y{1.0f, from_bits(0xffc00001u), -2.5f, from_bits(0x7f800000u), from_bits(0x7fa00000u), 0.0f};
+    EXPECT_FALSE(sf::math::canonicalize_non_finite(y.data(), y.size()));
+    for (std::size_t i = 0; i < y.size(); ++i)
+        EXPECT_EQ(std::memcmp(&y[i], &sf::math::canonical_nan_bits, 4), 0) << "value " << i;
+    std::vector<float> finite{1.0f, -0.0f, 3.4e38f, 1e-45f}, copy = finite;
+    EXPECT_TRUE(sf::math::canonicalize_non_finite(finite.data(), finite.size()));
+    EXPECT_EQ(std::memcmp(finite.data(), copy.data(), finite.size() * 4), 0);
+}
+
+// Calibration refuses what forward() refuses, records nothing of it and leaves its output
+// untouched: the int8 weights equal those of a calibration that never saw the refused inputs.
+TEST(HostileInput, CalibratorRefusesWhatForwardRefuses) {
+    using Cfg = tanh_post;
+    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    const std::vector<float> good = make_input<Cfg>(input_kind::normal);
+    std::vector<float> nan_input = good, huge(n, 1.0f), y(n, 7.0f);
+    nan_input[5] = specials[0];
+    for (std::size_t i = 0; i < n; i += 3) huge[i] = 3.0e38f;  // overflows (OverflowSaysSo)
+    sf::quant::calibrator<Cfg> plain(weights_for<Cfg, sf::f32>()), refusing(weights_for<Cfg, sf::f32>());
+    ASSERT_EQ(plain.observe(good.data(), Cfg::seq_len), sf::status::ok);
+    EXPECT_EQ(refusing.observe(nan_input.data(), Cfg::seq_len, y.data()), sf::status::non_finite_input);
+    EXPECT_EQ(refusing.observe(huge.data(), 4, y.data()), sf::status::non_finite_output);
+    EXPECT_EQ(refusing.observe(nullptr, Cfg::seq_len, y.data()), sf::status::null_pointer);
+    EXPECT_EQ(refusing.observe(good.data(), 0, y.data()), sf::status::bad_valid_len);
+    EXPECT_EQ(refusing.observe(good.data(), Cfg::seq_len + 1, y.data()), sf::status::bad_valid_len);
+    EXPECT_EQ(y, std::vector<float>(n, 7.0f)) << "a refused observe wrote its output";
+    ASSERT_EQ(refusing.observe(good.data(), Cfg::seq_len), sf::status::ok);
+    const auto a = std::make_unique<sf::encoder_weights<Cfg, sf::int8>>(),
+               b = std::make_unique<sf::encoder_weights<Cfg, sf::int8>>();
+    plain.quantize(*a), refusing.quantize(*b);
+    EXPECT_EQ(std::memcmp(a.get(), b.get(), sizeof *a), 0) << "a refused input changed the calibration";
+}
+
+template <class M>
+void expect_model_calibration_refuses(std::vector<sf::model_input_t<M>> bad, sf::status expected) {
+    const auto good = make_model_input<M>(input_kind::normal);
+    sf::quant::model_calibrator<M> plain(model_weights_for<M, sf::f32>()), refusing(model_weights_for<M, sf::f32>());
+    ASSERT_EQ(plain.observe(good.data(), M::input_tokens), sf::status::ok);
+    EXPECT_EQ(refusing.observe(bad.data(), M::input_tokens), expected);
+    EXPECT_EQ(refusing.observe(good.data(), 0), sf::status::bad_valid_len);
+    EXPECT_EQ(refusing.observe(nullptr, M::input_tokens), sf::status::null_pointer);
+    ASSERT_EQ(refusing.observe(good.data(), M::input_tokens), sf::status::ok);
+    using weights = sf::model_weights<M, sf::int8>;
+    const auto a = std::make_unique<weights>(), b = std::make_unique<weights>();
+    plain.quantize(*a), refusing.quantize(*b);
+    EXPECT_EQ(std::memcmp(a.get(), b.get(), sizeof *a), 0) << "a refused input changed the calibration";
+}
+
+TEST(HostileInput, ModelCalibratorRefusesWhatForwardRefuses) {
+    auto features = make_model_input<feature_model>(input_kind::normal);
+    features[3] = -std::numeric_limits<float>::infinity();
+    expect_model_calibration_refuses<feature_model>(features, sf::status::non_finite_input);
+    auto tokens = make_model_input<token_model>(input_kind::normal);
+    tokens[1] = token_model::vocab;
+    expect_model_calibration_refuses<token_model>(tokens, sf::status::bad_token_id);
+    // A finite image that overflows the embedding: the encoder's input is no longer finite.
+    expect_model_calibration_refuses<vit_model>(std::vector<float>(vit_model::input_values, 3.0e38f),
+                                                sf::status::non_finite_output);
+}
+
 }  // namespace

@@ -289,7 +289,7 @@ double sqnr_unseen(int seed) {
     static sf::workspace_int8<Cfg> ws8;
     EXPECT_EQ(sf::forward<sf::reference>(weights_for<Cfg>(), ws, x.data(), y.data(), Cfg::seq_len), sf::status::ok);
     std::vector<std::int8_t> q(x.size()), out(x.size());
-    sf::quantize_input(w8, x.data(), q.data(), q.size());
+    EXPECT_EQ(sf::quantize_input(w8, x.data(), q.data(), q.size()), sf::status::ok);
     EXPECT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), out.data(), Cfg::seq_len), sf::status::ok);
     sf::dequantize_output(w8, out.data(), yq.data(), yq.size());
     double signal = 0, noise = 0;

@@ -126,7 +126,7 @@ void check_model_int8(const char* name, sf::quant::method method) {
     std::vector<in_t> sample(M::input_values);
     for (std::size_t at = 0; at < calibration.size(); at += per_sample) {
         std::memcpy(sample.data(), calibration.data() + at, per_sample);
-        c.observe(sample.data(), M::input_tokens);
+        ASSERT_EQ(c.observe(sample.data(), M::input_tokens), sf::status::ok);
     }
     static sf::model_weights<M, sf::int8> mine;
     sf::quant::options o;
@@ -144,7 +144,7 @@ void check_model_int8(const char* name, sf::quant::method method) {
     if constexpr (M::input == sf::input_kind::tokens)
         x8 = x;
     else
-        sf::quantize_model_input(*w8, x.data(), x8.data(), x.size());
+        ASSERT_EQ(sf::quantize_model_input(*w8, x.data(), x8.data(), x.size()), sf::status::ok);
     static sf::model_workspace_for<M, sf::reference, sf::int8> ws_ref;
     static sf::model_workspace_for<M, sf::default_backend, sf::int8> ws;
     std::vector<sf::model_output_t<M, sf::int8>> q(M::output_values), qv(M::output_values);

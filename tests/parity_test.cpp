@@ -273,7 +273,8 @@ void quantise_golden(const std::string& dir, const sf::encoder_weights<Cfg, sf::
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
     ASSERT_EQ(samples.size() % n, 0u);
     sf::quant::calibrator<Cfg> c(w32);
-    for (std::size_t s = 0; s < samples.size() / n; ++s) c.observe(samples.data() + s * n, Cfg::seq_len);
+    for (std::size_t s = 0; s < samples.size() / n; ++s)
+        ASSERT_EQ(c.observe(samples.data() + s * n, Cfg::seq_len), sf::status::ok);
     sf::quant::options o;
     o.range = m;
     c.quantize(w8, o);
@@ -296,7 +297,7 @@ void check_int8_sqnr(const char* name) {
     std::vector<float> ref(count), out(count);
     std::vector<std::int8_t> q(count), y(count), y_default(count);
     ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len), sf::status::ok);
-    sf::quantize_input(w8, c.input.data(), q.data(), count);
+    ASSERT_EQ(sf::quantize_input(w8, c.input.data(), q.data(), count), sf::status::ok);
     ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), y.data(), c.valid_len), sf::status::ok);
     ASSERT_EQ(sf::forward<sf::default_backend>(w8, ws8, q.data(), y_default.data(), c.valid_len), sf::status::ok);
     EXPECT_EQ(y, y_default) << name << ": int8 backends differ";

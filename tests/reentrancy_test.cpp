@@ -130,51 +130,20 @@ void expect_thread_independent() {
             if (U::pass(*nets[t], calls[k]) != expected[k]) ++mismatches[t];
         }
     });
-    EXPECT_EQ(mismatches[0], 0) << "passes of thread 0 that differ from the same call alone";
-    EXPECT_EQ(mismatches[1], 0) << "passes of thread 1 that differ from the same call alone";
+    for (int t : {0, 1})
+        EXPECT_EQ(mismatches[t], 0) << "passes of thread " << t << " that differ from the same call alone";
 }
 
-// An encoder calibration (as weights_for in common/cases.hpp): its inputs and the resulting
-// int8 weights.
+// An encoder and a model calibration (weights_for / model_weights_for's int8 weights).
 template <class Cfg>
 struct encoder_calibration {
     using weights = sf::encoder_weights<Cfg, sf::int8>;
-    static void run(weights& q) {
-        sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
-        c.observe(make_input<Cfg>(input_kind::normal).data(), Cfg::seq_len);
-        c.observe(make_input<Cfg>(input_kind::large).data(), (Cfg::seq_len + 1) / 2);
-        for (int k = 1; k * Cfg::seq_len < 64; ++k) {
-            std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model);
-            splitmix64 g{0x5000u + std::uint64_t(k)};
-            fill_uniform(x.data(), x.size(), g, 2.0f);
-            c.observe(x.data(), Cfg::seq_len);
-        }
-        sf::quant::options o;
-        if (Cfg::d_model % 2) o.range = sf::quant::method::percentile, o.percentile = 99.9;
-        c.quantize(q, o);
-    }
+    static void run(weights& q) { calibrate<Cfg>(q); }
 };
-
-// A model calibration (as model_weights_for in common/model_cases.hpp).
 template <class M>
 struct model_calibration {
     using weights = sf::model_weights<M, sf::int8>;
-    static void run(weights& q) {
-        sf::quant::model_calibrator<M> c(model_weights_for<M, sf::f32>());
-        const auto x = make_model_input<M>(input_kind::normal);
-        c.observe(x.data(), M::input_tokens);
-        c.observe(x.data(), M::input == sf::input_kind::patches ? M::input_tokens : (M::input_tokens + 1) / 2);
-        for (int k = 1; k * M::seq_len < 64; ++k) {
-            auto more = make_model_input<M>(input_kind::normal);
-            splitmix64 g{0x6000u + std::uint64_t(k)};
-            if constexpr (M::input == sf::input_kind::tokens)
-                for (auto& id : more) id = std::int32_t(g.next() % M::vocab);
-            else
-                fill_uniform(more.data(), more.size(), g, 2.0f);
-            c.observe(more.data(), M::input_tokens);
-        }
-        c.quantize(q);
-    }
+    static void run(weights& q) { calibrate_model<M>(q); }
 };
 
 // Two calibrators, each in its own thread, both calibrating at once, again and again: every
@@ -192,8 +161,8 @@ void expect_calibration_thread_independent() {
             if (std::memcmp(q.get(), alone.get(), sizeof(weights)) != 0) ++mismatches[t];
         }
     });
-    EXPECT_EQ(mismatches[0], 0) << "calibrations of thread 0 that differ from the calibration alone";
-    EXPECT_EQ(mismatches[1], 0) << "calibrations of thread 1 that differ from the calibration alone";
+    for (int t : {0, 1})
+        EXPECT_EQ(mismatches[t], 0) << "calibrations of thread " << t << " that differ from the calibration alone";
 }
 
 // Pre-norm with a final LayerNorm, and post-norm (its LayerNorms write the caller's rows).

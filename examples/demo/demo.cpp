@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -36,11 +37,14 @@ std::int8_t input_int8[S * D], out_int8_reference[S * D], out_int8[S * D];
 sf::encoder<cfg, sf::int8, sf::reference> reference_int8{demo_model_int8};
 sf::encoder<cfg, sf::int8> default_int8{demo_model_int8};
 
+// Timed passes per latency (--runs N, 1..41; fewer under valgrind).
+constexpr int max_runs = 41;
+int runs = max_runs;
+
 // Median wall time of one forward pass, in microseconds.
 template <class Encoder, class T>
 double latency_us(Encoder& enc, const T* in, T* out, int valid_len) {
-    constexpr int runs = 41;
-    double t[runs];
+    double t[max_runs];
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
         enc.forward(in, out, valid_len);
@@ -82,10 +86,13 @@ void print_memory(const char* name) {
 bool run_int8() {
     sf::quant::calibrator<cfg> calibration(demo_model);
     static float x[S * D];
-    for (int k = 1; k <= 8; ++k) make_input(x, k), calibration.observe(x, S);
+    for (int k = 1; k <= 8; ++k) {
+        make_input(x, k);
+        if (calibration.observe(x, S) != sf::status::ok) return false;
+    }
     calibration.quantize(demo_model_int8);
-    sf::quantize_input(demo_model_int8, input, input_int8, S * D);
-    if (reference_int8.forward(input_int8, out_int8_reference, S) != sf::status::ok ||
+    if (sf::quantize_input(demo_model_int8, input, input_int8, S * D) != sf::status::ok ||
+        reference_int8.forward(input_int8, out_int8_reference, S) != sf::status::ok ||
         default_int8.forward(input_int8, out_int8, S) != sf::status::ok)
         return false;
     const bool equal = std::memcmp(out_int8_reference, out_int8, sizeof out_int8) == 0;
@@ -107,7 +114,12 @@ bool run_int8() {
     return equal;
 }
 
-int main() {
+int main(int argc, char** argv) {
+    if (argc == 3 && std::strcmp(argv[1], "--runs") == 0) runs = std::atoi(argv[2]);
+    if (argc != 1 && (argc != 3 || runs < 1 || runs > max_runs)) {
+        std::printf("usage: %s [--runs 1..%d]\n", argv[0], max_runs);
+        return 2;
+    }
     make_input(input, 0);
 
     const int valid_len = S;
@@ -127,7 +139,7 @@ int main() {
     std::printf("output checksum (CRC-32 of %zu bytes): %08x\n", sizeof out_reference, checksum);
     std::printf("reference vs default backend: %s\n", equal ? "bit-identical (memcmp)" : "DIFFERENT");
 
-    std::printf("latency (median of 41, one thread):\n");
+    std::printf("latency (median of %d, one thread):\n", runs);
     for (int n : {S / 4, S / 2, S}) {
         const double r = latency_us(reference_encoder, input, out_reference, n);
         const double v = latency_us(default_encoder, input, out_simd, n);

@@ -206,26 +206,33 @@ struct model_composition_int8 {
     }
 };
 
-// Validates the call (every token id and float input value before anything is written) and runs
-// the model. Float models treat NaN and infinity as encoders do (forward in encoder.hpp).
-template <class M, class K, class P, int Tile>
-inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
-                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens) noexcept {
+// The call and every token id and float input value, before anything is written: float models
+// refuse NaN and infinity as encoders do (forward in encoder.hpp).
+template <class M, class P>
+inline status check_model_input(const model_input_t<M, P>* in, const void* out, int valid_tokens) noexcept {
     const status s = check_model_call<M, P>(in, out, valid_tokens);
     if (s != status::ok) return s;
     if constexpr (M::input == input_kind::tokens) {
         for (int t = 0; t < valid_tokens; ++t)
             if (in[t] < 0 || in[t] >= M::vocab) return status::bad_token_id;
+    } else if constexpr (!std::is_same<P, int8>::value) {
+        const std::size_t values = M::input == input_kind::patches ? M::input_values
+                                                                   : std::size_t(valid_tokens) * M::features;
+        if (!math::all_finite(in, values)) return status::non_finite_input;
     }
+    return status::ok;
+}
+
+// Validates the call and runs the model.
+template <class M, class K, class P, int Tile>
+inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
+                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens) noexcept {
+    const status s = check_model_input<M, P>(in, out, valid_tokens);
+    if (s != status::ok) return s;
     if constexpr (std::is_same<P, int8>::value) {
         model_composition_int8<M, K, Tile>::run(w, in, valid_tokens, out, ws);
         return status::ok;
     } else {
-        if constexpr (M::input != input_kind::tokens) {
-            const std::size_t values = M::input == input_kind::patches ? M::input_values
-                                                                       : std::size_t(valid_tokens) * M::features;
-            if (!math::all_finite(in, values)) return status::non_finite_input;
-        }
         model_composition<M, K, P, Tile>::run(w, in, valid_tokens, out, ws);
         const std::size_t outputs = M::pooling == pooling_kind::none
                                         ? std::size_t(valid_tokens + (M::has_cls ? 1 : 0)) * M::d_model

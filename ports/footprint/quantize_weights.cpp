@@ -36,7 +36,10 @@ int main(int argc, char** argv) {
         sf_fp::generator g{seeds[s]};
         float* x = samples.data() + n * s;
         for (std::size_t i = 0; i < n; ++i) x[i] = g.next();
-        c.observe(x, cfg::seq_len);
+        if (c.observe(x, cfg::seq_len) != sf::status::ok) {
+            std::fprintf(stderr, "calibration input %d refused\n", s);
+            return 1;
+        }
     }
     static sf::encoder_weights<cfg, sf::int8> w8;
     c.quantize(w8);

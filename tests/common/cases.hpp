@@ -6,6 +6,8 @@
 #include <staticformer/quant/quantize.hpp>
 #include <staticformer/staticformer.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -78,26 +80,41 @@ std::vector<float> make_input(input_kind kind) {
 // d_model, the 99.9th percentile for odd). At a 64-byte boundary, as sf::weights_alignment
 // asks (the benchmarks time these weights).
 template <class Cfg, class P = sf::f32>
+const sf::encoder_weights<Cfg, P>& weights_for();
+
+// A library call the test data depends on: anything but ok stops the program (host or device).
+inline void require_ok(sf::status s, const char* what) {
+    if (s == sf::status::ok) return;
+    std::fprintf(stderr, "%s: status %d\n", what, int(s));
+    std::abort();
+}
+
+// The int8 weights of weights_for: the f32 ones calibrated and quantised by the library.
+template <class Cfg>
+void calibrate(sf::encoder_weights<Cfg, sf::int8>& w) {
+    sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
+    require_ok(c.observe(make_input<Cfg>(input_kind::normal).data(), Cfg::seq_len), "calibrator::observe");
+    for (int k = 1; k * Cfg::seq_len < 64; ++k) {  // at least 64 rows of calibration data
+        std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model);
+        splitmix64 g{0x5000u + std::uint64_t(k)};
+        fill_uniform(x.data(), x.size(), g, 2.0f);
+        require_ok(c.observe(x.data(), Cfg::seq_len), "calibrator::observe");
+    }
+    sf::quant::options o;
+    if (Cfg::d_model % 2) o.range = sf::quant::method::percentile, o.percentile = 99.9;
+    c.quantize(w, o);
+}
+
+template <class Cfg, class P>
 const sf::encoder_weights<Cfg, P>& weights_for() {
     alignas(sf::weights_alignment) static sf::encoder_weights<Cfg, P> w;
     static const bool made = [] {
-        if constexpr (std::is_same<P, sf::f32>::value) {
+        if constexpr (std::is_same<P, sf::f32>::value)
             make_weights<Cfg>(w, 0x5eed0000u + Cfg::d_model * 131u + Cfg::seq_len);
-        } else if constexpr (std::is_same<P, sf::f16>::value) {
+        else if constexpr (std::is_same<P, sf::f16>::value)
             sf::convert_weights(weights_for<Cfg, sf::f32>(), w);
-        } else {
-            sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
-            c.observe(make_input<Cfg>(input_kind::normal).data(), Cfg::seq_len);
-            for (int k = 1; k * Cfg::seq_len < 64; ++k) {  // at least 64 rows of calibration data
-                std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model);
-                splitmix64 g{0x5000u + std::uint64_t(k)};
-                fill_uniform(x.data(), x.size(), g, 2.0f);
-                c.observe(x.data(), Cfg::seq_len);
-            }
-            sf::quant::options o;
-            if (Cfg::d_model % 2) o.range = sf::quant::method::percentile, o.percentile = 99.9;
-            c.quantize(w, o);
-        }
+        else
+            calibrate<Cfg>(w);
         return true;
     }();
     (void)made;
@@ -114,7 +131,7 @@ template <class Cfg>
 std::vector<std::int8_t> make_input_int8(input_kind kind) {
     const std::vector<float> x = make_input<Cfg>(kind);
     std::vector<std::int8_t> q(x.size());
-    sf::quantize_input(weights_for<Cfg, sf::int8>(), x.data(), q.data(), x.size());
+    require_ok(sf::quantize_input(weights_for<Cfg, sf::int8>(), x.data(), q.data(), x.size()), "quantize_input");
     return q;
 }
 

@@ -65,33 +65,43 @@ void make_model_weights(sf::model_weights<M, sf::f32>& w, std::uint64_t seed) {
 template <class M>
 std::vector<sf::model_input_t<M>> make_model_input(input_kind kind);
 
-// f32: seeded; f16: the f32 weights rounded by the library's conversion; int8: the f32 weights
-// quantised by the library's quantiser on the target itself, calibrated on the "normal" input at
-// full and half length and more inputs like it (64 rows at least).
 template <class M, class P = sf::f32>
+const sf::model_weights<M, P>& model_weights_for();
+
+// The int8 weights of model_weights_for: the f32 ones quantised by the library's quantiser,
+// calibrated on the "normal" input at full and half length and more inputs like it (64 rows at
+// least).
+template <class M>
+void calibrate_model(sf::model_weights<M, sf::int8>& w) {
+    sf::quant::model_calibrator<M> c(model_weights_for<M, sf::f32>());
+    const auto x = make_model_input<M>(input_kind::normal);
+    require_ok(c.observe(x.data(), M::input_tokens), "model_calibrator::observe");
+    require_ok(c.observe(x.data(), (M::input == sf::input_kind::patches ? M::input_tokens : (M::input_tokens + 1) / 2)),
+               "model_calibrator::observe");
+    for (int k = 1; k * M::seq_len < 64; ++k) {
+        auto more = make_model_input<M>(input_kind::normal);
+        splitmix64 g{0x6000u + std::uint64_t(k)};
+        if constexpr (M::input == sf::input_kind::tokens)
+            for (auto& id : more) id = std::int32_t(g.next() % M::vocab);
+        else
+            fill_uniform(more.data(), more.size(), g, 2.0f);
+        require_ok(c.observe(more.data(), M::input_tokens), "model_calibrator::observe");
+    }
+    c.quantize(w);
+}
+
+// f32: seeded; f16: the f32 weights rounded by the library's conversion; int8: calibrate_model,
+// on the target itself.
+template <class M, class P>
 const sf::model_weights<M, P>& model_weights_for() {
     alignas(sf::weights_alignment) static sf::model_weights<M, P> w;
     static const bool made = [] {
-        if constexpr (std::is_same<P, sf::f32>::value) {
+        if constexpr (std::is_same<P, sf::f32>::value)
             make_model_weights<M>(w, 0x30de1000u + M::d_model * 131u + M::seq_len);
-        } else if constexpr (std::is_same<P, sf::f16>::value) {
+        else if constexpr (std::is_same<P, sf::f16>::value)
             sf::convert_weights(model_weights_for<M, sf::f32>(), w);
-        } else {
-            sf::quant::model_calibrator<M> c(model_weights_for<M, sf::f32>());
-            const auto x = make_model_input<M>(input_kind::normal);
-            c.observe(x.data(), M::input_tokens);
-            c.observe(x.data(), (M::input == sf::input_kind::patches ? M::input_tokens : (M::input_tokens + 1) / 2));
-            for (int k = 1; k * M::seq_len < 64; ++k) {
-                auto more = make_model_input<M>(input_kind::normal);
-                splitmix64 g{0x6000u + std::uint64_t(k)};
-                if constexpr (M::input == sf::input_kind::tokens)
-                    for (auto& id : more) id = std::int32_t(g.next() % M::vocab);
-                else
-                    fill_uniform(more.data(), more.size(), g, 2.0f);
-                c.observe(more.data(), M::input_tokens);
-            }
-            c.quantize(w);
-        }
+        else
+            calibrate_model<M>(w);
         return true;
     }();
     (void)made;
@@ -131,7 +141,8 @@ std::vector<sf::model_input_t<M, P>> make_model_input_for(input_kind kind) {
     const auto x = make_model_input<M>(kind);
     if constexpr (std::is_same<P, sf::int8>::value && M::input != sf::input_kind::tokens) {
         std::vector<std::int8_t> q(x.size());
-        sf::quantize_model_input(model_weights_for<M, sf::int8>(), x.data(), q.data(), x.size());
+        require_ok(sf::quantize_model_input(model_weights_for<M, sf::int8>(), x.data(), q.data(), x.size()),
+                   "quantize_model_input");
         return q;
     } else {
         return x;

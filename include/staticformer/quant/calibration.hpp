@@ -49,6 +49,23 @@ struct recording {
     int current_layer = 0;  // the layer of the last projection: attention and activation belong to it
 
     static void append(std::vector<float>& v, const float* p, std::size_t n) { v.insert(v.end(), p, p + n); }
+
+    // Every recorded tensor, in one fixed order (a refused pass is rolled back through it).
+    template <class F>
+    void each(F f) {
+        for (observations& o : layer)
+            for (std::vector<float>& v : o.value) f(v);
+        for (std::vector<float>* v : {&input, &final_in, &final_out, &output}) f(*v);
+    }
+    std::vector<std::size_t> sizes() {
+        std::vector<std::size_t> n;
+        each([&](std::vector<float>& v) { n.push_back(v.size()); });
+        return n;
+    }
+    void truncate(const std::vector<std::size_t>& n) {
+        std::size_t i = 0;
+        each([&](std::vector<float>& v) { v.resize(n[i++]); });
+    }
 };
 
 namespace detail {

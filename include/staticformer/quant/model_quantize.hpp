@@ -38,8 +38,12 @@ public:
     explicit model_calibrator(const model_weights<M, f32>& w) : weights_(w), encoder_(w.encoder) {}
 
     // One calibration input (model_cfg::input_values ids or floats) with valid_tokens tokens.
-    void observe(const model_input_t<M>* in, int valid_tokens) {
+    // Returns forward()'s status for this input; unless ok, nothing is recorded.
+    status observe(const model_input_t<M>* in, int valid_tokens) {
         std::vector<float> rows(std::size_t(S) * D), encoded(rows.size()), out(M::output_values);
+        status s = staticformer::detail::check_model_input<M, f32>(in, out.data(), valid_tokens);
+        if (s != status::ok) return s;
+        const std::vector<std::size_t> before = sizes(), encoder_before = encoder_.pass_->rec.sizes();
         int stage = 0;
         const int n = steps::embed_rows(weights_, in, valid_tokens, rows.data(), *ws_, [&](const float* y, int count) {
             auto& v = stage++ == 0 ? embedding_ : embedded_;
@@ -49,11 +53,18 @@ public:
             input_.insert(input_.end(), in, in + std::size_t(valid_tokens) * M::features);
         else if constexpr (M::input == input_kind::patches)
             input_.insert(input_.end(), in, in + M::input_values);
-        encoder_.observe(rows.data(), n, encoded.data());
+        s = encoder_.observe(rows.data(), n, encoded.data());  // non_finite_input: the embedding overflowed
         if constexpr (M::has_head) {
-            steps::back(weights_, encoded.data(), n, out.data(), *ws_);
-            logits_.insert(logits_.end(), out.begin(), out.end());
+            if (s == status::ok) {
+                steps::back(weights_, encoded.data(), n, out.data(), *ws_);
+                if (!math::all_finite(out.data(), out.size())) s = status::non_finite_output;
+                logits_.insert(logits_.end(), out.begin(), out.end());
+            }
         }
+        if (s == status::ok) return s;
+        truncate(before);
+        encoder_.pass_->rec.truncate(encoder_before);
+        return status::non_finite_output;  // the input was finite: a step overflowed
     }
 
     // Chooses every tensor's range and quantises the weights into q.
@@ -127,6 +138,13 @@ private:
             if constexpr (M::has_cls) v.insert(v.end(), weights_.cls.token, weights_.cls.token + D);
             return v;
         }
+    }
+
+    std::vector<std::size_t> sizes() const {
+        return {input_.size(), embedding_.size(), embedded_.size(), logits_.size()};
+    }
+    void truncate(const std::vector<std::size_t>& n) {
+        input_.resize(n[0]), embedding_.resize(n[1]), embedded_.resize(n[2]), logits_.resize(n[3]);
     }
 
     const model_weights<M, f32>& weights_;

@@ -198,15 +198,21 @@ public:
     explicit calibrator(const encoder_weights<Cfg, f32>& w) : weights_(w) { pass_->rec.weights = &w; }
 
     // output: where to leave the f32 encoder's output (seq_len * d_model floats), if wanted.
-    void observe(const float* x, int valid_len, float* output = nullptr) {
+    // Returns forward()'s status for this input; unless ok, nothing is recorded (a NaN input or an
+    // overflowing pass would otherwise set ranges) and output is untouched.
+    status observe(const float* x, int valid_len, float* output = nullptr) {
         float* y = pass_->y;  // in the pass: the recorder finds the recording from what it writes
-        const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
+        const std::vector<std::size_t> before = pass_->rec.sizes();
+        const status s = staticformer::forward_with<detail::recorder<Cfg>>(weights_, pass_->ws, x, y, valid_len);
+        if (s != status::ok) {
+            pass_->rec.truncate(before);
+            return s;
+        }
         const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
-        std::fill(y, y + count, 0.0f);  // a refused call leaves zeros, as a fresh buffer would
         recording<Cfg>::append(pass_->rec.input, x, valid);
-        staticformer::forward_with<detail::recorder<Cfg>>(weights_, pass_->ws, x, y, valid_len);
         recording<Cfg>::append(pass_->rec.output, y, valid);
-        if (output != nullptr) std::copy(y, y + count, output);
+        if (output != nullptr) std::copy(y, y + std::size_t(Cfg::seq_len) * Cfg::d_model, output);
+        return status::ok;
     }
 
     // Chooses every tensor's range and quantises the weights into q.
@@ -279,6 +285,9 @@ public:
     }
 
 private:
+    template <class>
+    friend class model_calibrator;  // rolls a model pass back when its head overflows
+
     // Pre-norm: the stream leaving layer l, recorded as the next LayerNorm's input (or the output).
     tensor_report stream_after(int l, const options& o) const {
         if (l + 1 < Cfg::layers) return detail::choose(rec_.layer[l + 1][point::norm1_in], o, false);
