@@ -56,6 +56,30 @@ TEST(FixedPoint, RescaleMatchesExactModel) {
     }
 }
 
+// The Cortex-M DSP kernels' requantisation (SMLAWB form): requantize()'s bytes wherever it applies,
+// int16 multipliers and shifts 17..47, every edge of acc, multiplier, shift and zero point.
+TEST(FixedPoint, Int16MultiplierRequantizerIsRequantize) {
+    using rq = math::int16_multiplier_requantizer;
+    EXPECT_FALSE(rq::applies(16));
+    EXPECT_FALSE(rq::applies(48));
+    splitmix64 g{11};
+    const std::int32_t edges[] = {0, 1, -1, 2, -2, 3, 65535, -65536, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1};
+    for (int shift = 17; shift <= 47; ++shift) {
+        ASSERT_TRUE(rq::applies(shift));
+        for (std::int32_t zp : {-128, -1, 0, 5, 127}) {
+            const rq q(shift, zp);
+            for (std::int32_t acc : edges)
+                for (std::int32_t m : {0, 1, 2, 16384, 32767})
+                    ASSERT_EQ(q(acc, m), math::requantize(acc, m, shift, zp)) << acc << " " << m << " " << shift;
+            for (int i = 0; i < 20000; ++i) {
+                const std::int32_t acc = std::int32_t(std::uint32_t(g.next() >> (32 + g.next() % 32)));
+                const std::int32_t m = std::int32_t(g.next() % 32768);
+                ASSERT_EQ(q(acc, m), math::requantize(acc, m, shift, zp)) << acc << " " << m << " " << shift;
+            }
+        }
+    }
+}
+
 TEST(FixedPoint, RescaleRoundsTiesUpOnce) {
     EXPECT_EQ(math::rescale(5, 1, 1), 3);    // 2.5 -> 3
     EXPECT_EQ(math::rescale(-5, 1, 1), -2);  // -2.5 -> -2

@@ -42,6 +42,30 @@ constexpr std::int8_t requantize(std::int32_t acc, std::int32_t multiplier, std:
     return saturate_int8(rescale(acc, multiplier, shift) + zero_point);
 }
 
+// requantize() as a 32-bit core computes it cheaply, for int16 multipliers (the int8 linear
+// layers': 0 <= m < 2^15, so |acc * m| < 2^46) and 17 <= shift <= 47: floor(acc * m / 2^16) is
+// a 32 x 16 multiply's high part (SMLAWB on the Arm DSP extension, which also adds the rounding
+// term), and since 2^(shift-1) is a multiple of 2^16 the floors compose: round(acc * m / 2^shift)
+// = (floor(acc * m / 2^16) + 2^(shift-17)) >> (shift - 16). No clamp: |that| <= 2^29 < 2^30.
+struct int16_multiplier_requantizer {
+    std::int32_t round;       // 2^(shift - 17)
+    std::int32_t high_shift;  // shift - 16
+    std::int32_t zero_point;
+
+    static constexpr bool applies(std::int32_t shift) noexcept { return shift >= 17 && shift <= 47; }
+    constexpr int16_multiplier_requantizer(std::int32_t shift, std::int32_t zp) noexcept
+        : round(std::int32_t(1) << (shift - 17)), high_shift(shift - 16), zero_point(zp) {}
+    // floor(acc * m / 2^16) + round, as SMLAWB computes it
+    static constexpr std::int32_t high_part(std::int32_t acc, std::int32_t m, std::int32_t round) noexcept {
+        return std::int32_t((std::int64_t(acc) * m) >> 16) + round;
+    }
+    // Before the int8 saturation (|value| <= 2^29 + 128).
+    constexpr std::int32_t unsaturated(std::int32_t high) const noexcept { return (high >> high_shift) + zero_point; }
+    constexpr std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        return saturate_int8(unsaturated(high_part(acc, m, round)));
+    }
+};
+
 // floor(sqrt(v)), bit by bit. Each step's choice is a select, not a branch: the choices follow
 // the data, and mispredicted branches cost more than the whole arithmetic.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {

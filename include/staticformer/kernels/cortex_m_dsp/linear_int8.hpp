@@ -1,11 +1,15 @@
 // staticformer: int8 y = x W + b with the Arm DSP extension (optimised; bit-identical to
 // reference/linear_int8.hpp). The weights' layout w[i / 4][o][i % 4] puts an output's four
 // weights of a group of four inputs in one word: one load, SXTB16 into two int16 pairs, two
-// SMLAD. Integer sums are exact, so this order gives the reference's accumulator; the
-// requantisation is the reference's math::requantize.
+// SMLAD. A tile of 2 rows x 2 outputs uses each unpacked weight word for two rows and each
+// input pair for two outputs (the registers of a larger tile would spill). The two rows' inputs
+// are unpacked into int16 pairs once per row pair, on the stack (4 * In bytes, for In <= 256),
+// else word by word in each tile. Integer sums are exact, so this order gives the reference's
+// accumulator; the requantisation is math::requantize's, in three instructions for the usual shifts.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "../../math/fixed_point.hpp"
 #include "../../weights_int8.hpp"
@@ -15,45 +19,122 @@ namespace staticformer {
 namespace kernels {
 namespace cortex_m_dsp {
 
-// One row x Cols (1 or 4) outputs from o; the last In % 4 inputs one by one.
-template <int In, int Out, int Cols>
-inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, int o, std::int8_t* y) noexcept {
+// The requantisation: SMLAWB, a shift and SSAT (math::int16_multiplier_requantizer, for
+// 17 <= shift <= 47: the layers the quantiser makes in practice); other shifts take
+// math::requantize in one-output tiles (less code for a rare case).
+struct int16_multiplier {
+    math::int16_multiplier_requantizer q;
+    STATICFORMER_DSP_INLINE std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        return std::int8_t(__ssat(q.unsaturated(__smlawb(acc, m, q.round)), 8));
+    }
+};
+struct any_shift {
+    std::int32_t shift, zero_point;
+    std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        return math::requantize(acc, m, shift, zero_point);
+    }
+};
+
+// The inputs of a tile's rows as int16 pairs: (x0, x2), (x1, x3) of group g.
+template <int In>
+struct unpacked_rows {  // read from a buffer filled once per row pair
+    static constexpr int words = In / 4 * 2;
+    const std::int32_t* pairs;
+    STATICFORMER_DSP_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
+        std::uint64_t both;  // one LDRD
+        std::memcpy(&both, pairs + r * words + 2 * g, sizeof both);
+        even = std::int32_t(std::uint32_t(both)), odd = std::int32_t(std::uint32_t(both >> 32));
+    }
+};
+template <int In>
+struct packed_rows {  // unpacked word by word
+    const std::int8_t* x;
+    STATICFORMER_DSP_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
+        const std::int32_t w = arm_dsp::load32(x + r * In + 4 * g);
+        even = arm_dsp::even_pair(w), odd = arm_dsp::odd_pair(w);
+    }
+};
+
+// Rows x Cols (each 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
+// inputs one by one (the next row's values follow a row: no word may be read across).
+template <int In, int Out, int Rows, int Cols, class Inputs, class Requant>
+STATICFORMER_DSP_INLINE void linear_tile(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int o,
+                                         Requant requant, std::int8_t* y) noexcept {
     using namespace arm_dsp;
     constexpr int whole = In / 4;
-    std::int32_t a0 = p.bias[o], a1 = 0, a2 = 0, a3 = 0;
-    if constexpr (Cols == 4) a1 = p.bias[o + 1], a2 = p.bias[o + 2], a3 = p.bias[o + 3];
+    std::int32_t acc[Rows][Cols];
+#pragma GCC unroll 2
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+        for (int c = 0; c < Cols; ++c) acc[r][c] = p.bias[o + c];
     const std::int8_t* w = p.w[0][o];
+#pragma GCC unroll 4
     for (int g = 0; g < whole; ++g, w += 4 * Out) {
-        const std::int32_t xw = load32(x + 4 * g), xe = even_pair(xw), xo = odd_pair(xw);
-        a0 = dot4(xe, xo, load32(w), a0);
-        if constexpr (Cols == 4) {
-            a1 = dot4(xe, xo, load32(w + 4), a1);
-            a2 = dot4(xe, xo, load32(w + 8), a2);
-            a3 = dot4(xe, xo, load32(w + 12), a3);
+        std::int32_t xe[Rows], xo[Rows];
+#pragma GCC unroll 2
+        for (int r = 0; r < Rows; ++r) in.group(r, g, xe[r], xo[r]);
+#pragma GCC unroll 2
+        for (int c = 0; c < Cols; ++c) {
+            const std::int32_t ww = load32(w + 4 * c), we = even_pair(ww), wo = odd_pair(ww);
+#pragma GCC unroll 2
+            for (int r = 0; r < Rows; ++r) acc[r][c] = __smlad(xo[r], wo, __smlad(xe[r], we, acc[r][c]));
         }
     }
-    for (int i = 4 * whole; i < In; ++i) {
-        a0 += x[i] * w[i % 4];
-        if constexpr (Cols == 4) a1 += x[i] * w[4 + i % 4], a2 += x[i] * w[8 + i % 4], a3 += x[i] * w[12 + i % 4];
-    }
-    y[o] = math::requantize(a0, p.multiplier[o], p.shift, p.output_zero_point);
-    if constexpr (Cols == 4) {
-        y[o + 1] = math::requantize(a1, p.multiplier[o + 1], p.shift, p.output_zero_point);
-        y[o + 2] = math::requantize(a2, p.multiplier[o + 2], p.shift, p.output_zero_point);
-        y[o + 3] = math::requantize(a3, p.multiplier[o + 3], p.shift, p.output_zero_point);
+    for (int i = 4 * whole; i < In; ++i)
+#pragma GCC unroll 2
+        for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+            for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * w[4 * c + i % 4];
+#pragma GCC unroll 2
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+        for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], p.multiplier[o + c]);
+}
+
+// Rows (1 or 2) rows, every output: pairs of outputs, then the odd one.
+template <int In, int Out, int Rows, class Inputs>
+inline void linear_row_tiles(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int16_multiplier requant,
+                             std::int8_t* y) noexcept {
+    constexpr int paired = Out - Out % 2;
+    for (int o = 0; o < paired; o += 2) linear_tile<In, Out, Rows, 2>(in, x, p, o, requant, y);
+    if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
+}
+
+// Row pairs (and the odd row), their inputs unpacked once when In <= 256.
+template <int In, int Out>
+inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, int16_multiplier requant,
+                        std::int8_t* y) noexcept {
+    constexpr bool unpack = In <= 256;
+    for (int r = 0; r < rows; r += 2) {
+        const std::int8_t* xr = x + r * In;
+        const int n = rows - r < 2 ? 1 : 2;
+        if constexpr (unpack) {
+            std::int32_t pairs[2 * unpacked_rows<In>::words];
+            for (int i = 0; i < n; ++i)
+                for (int g = 0; g < In / 4; ++g)
+                    packed_rows<In>{xr + i * In}.group(0, g, pairs[i * unpacked_rows<In>::words + 2 * g],
+                                                       pairs[i * unpacked_rows<In>::words + 2 * g + 1]);
+            const unpacked_rows<In> in{pairs};
+            if (n == 2) linear_row_tiles<In, Out, 2>(in, xr, p, requant, y + r * Out);
+            else linear_row_tiles<In, Out, 1>(in, xr, p, requant, y + r * Out);
+        } else {
+            const packed_rows<In> in{xr};
+            if (n == 2) linear_row_tiles<In, Out, 2>(in, xr, p, requant, y + r * Out);
+            else linear_row_tiles<In, Out, 1>(in, xr, p, requant, y + r * Out);
+        }
     }
 }
 
-// One row x four outputs per tile: 4 accumulators, the row's two input pairs and one output's
-// weight pairs fit the core's registers (two rows spill).
+// Rows two at a time, outputs two at a time, then the remainders.
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-    constexpr int cols = 4, tiled = Out - Out % cols;
-    for (int r = 0; r < rows; ++r) {
-        if constexpr (tiled > 0)
-            for (int o = 0; o < tiled; o += cols) linear_tile<In, Out, cols>(x + r * In, p, o, y + r * Out);
-        for (int o = tiled; o < Out; ++o) linear_tile<In, Out, 1>(x + r * In, p, o, y + r * Out);
-    }
+    if (math::int16_multiplier_requantizer::applies(p.shift))
+        linear_rows(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
+    else
+        for (int r = 0; r < rows; ++r)
+            for (int o = 0; o < Out; ++o)
+                linear_tile<In, Out, 1, 1>(packed_rows<In>{x + r * In}, x + r * In, p, o,
+                                           any_shift{p.shift, p.output_zero_point}, y + r * Out);
 }
 
 }  // namespace cortex_m_dsp

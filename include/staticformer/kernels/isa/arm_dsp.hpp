@@ -12,21 +12,26 @@ namespace staticformer {
 namespace kernels {
 namespace arm_dsp {
 
-inline std::int32_t load32(const std::int8_t* p) noexcept {
+// Each a few instructions that must sit in the caller's loop, at -Os too.
+#define STATICFORMER_DSP_INLINE inline __attribute__((always_inline))
+
+STATICFORMER_DSP_INLINE std::int32_t load32(const std::int8_t* p) noexcept {
     std::int32_t word;
     std::memcpy(&word, p, 4);  // one LDR (unaligned access is allowed on these cores)
     return word;
 }
 
 // (v0, v2) and (v1, v3) of four int8 values in a word, as int16 pairs.
-inline std::int32_t even_pair(std::int32_t w) noexcept { return __sxtb16(w); }
-inline std::int32_t odd_pair(std::int32_t w) noexcept {
-    const std::uint32_t u = std::uint32_t(w);
-    return __sxtb16(std::int32_t((u >> 8) | (u << 24)));  // ROR #8
+STATICFORMER_DSP_INLINE std::int32_t even_pair(std::int32_t w) noexcept { return __sxtb16(w); }
+// SXTB16 with its ROR #8 operand (GCC emits a separate ROR for __sxtb16 of a rotation).
+STATICFORMER_DSP_INLINE std::int32_t odd_pair(std::int32_t w) noexcept {
+    std::int32_t pair;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(pair) : "r"(w));
+    return pair;
 }
 
 // acc + the four products of an input word (split into xe, xo) and a weight word ww.
-inline std::int32_t dot4(std::int32_t xe, std::int32_t xo, std::int32_t ww, std::int32_t acc) noexcept {
+STATICFORMER_DSP_INLINE std::int32_t dot4(std::int32_t xe, std::int32_t xo, std::int32_t ww, std::int32_t acc) noexcept {
     return __smlad(xo, odd_pair(ww), __smlad(xe, even_pair(ww), acc));
 }
 
