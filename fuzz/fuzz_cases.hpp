@@ -2,14 +2,15 @@
 // (their seed corpus), so that seeds and targets always agree on configurations and layout.
 //
 // One fuzz input = byte 0 (the selector) + a body:
-//   case = byte0 % 4                      which weights: enc_a, enc_b, token_model, feature_model
-//   mode = byte0 / 4 % 4
+//   case = (byte0 & 31) % 5               which weights: enc_a, enc_b, token_model, feature_model,
+//                                         patch_model
+//   mode = (byte0 & 31) / 5 % 4           (the low 5 bits hold case + 5 * mode; 20..31 repeat 0..11)
 //     raw       body = blob bytes, given to load_blob as they are
 //     reseal    body = blob bytes whose payload and header CRC-32 the target recomputes first
 //     forward   body = valid_len, the input values (encoded below), then a blob (resealed)
 //     in_place  as forward; the simd encoder runs in place (x == y); models: as forward
-//   misaligned = byte0 & 16               the blob starts one byte past an aligned address
-//   raw_values = byte0 & 32               forward input as raw bytes: an int32 valid_len and
+//   misaligned = byte0 & 32               the blob starts one byte past an aligned address
+//   raw_values = byte0 & 64               forward input as raw bytes: an int32 valid_len and
 //                                         every value's own bytes (any float bit pattern, any id)
 //   else scaled values, so that most mutations stay in the range a model sees: valid_len one
 //   byte % (len + 2); a float two bytes, int16 / 4096; a token id one byte % (vocab + 2) - 1
@@ -27,13 +28,13 @@ namespace sffuzz {
 
 namespace sf = staticformer;
 
-// Small configurations (fast executions) that between them set most options a blob header
-// encodes (not patch_input nor cls_pooling). Each binary instantiates two encoder configurations
-// only (each costs about 12 s of build under the sanitizers): the models run on the same two
-// encoders, and options the two cannot both hold vary with the precision instead. head_dim 4 (queries scaled by a
-// product) and 6 (by a quotient); d_ff 15 and 3 features: int8 linears with In % 4 != 0 (zero
-// weight groups); seq_len 5 and 9: simd int8 tiles below 8 rows (attention row by row) and of 8
-// rows or more (the batched attention path).
+// Small configurations (fast executions) that between them set most options a blob header encodes.
+// Each binary instantiates two encoder configurations only (each costs about 12 s of build under
+// the sanitizers): the models run on the same two encoders, and options the two cannot both hold
+// vary with the precision instead. head_dim 4 (queries scaled by a product) and 6 (by a quotient);
+// d_ff 15 and 3 features: int8 linears with In % 4 != 0 (zero weight groups); seq_len 5 and 9: simd
+// int8 tiles below 8 rows (attention row by row) and of 8 rows or more (the batched attention
+// path).
 template <class P>
 using enc_a = std::conditional_t<std::is_same<P, sf::f16>::value,
                                  sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu_tanh, sf::final_norm,
@@ -50,12 +51,20 @@ using token_model = sf::model_config<enc_b<P>, sf::token_input<11>, sf::scale_em
 // Features over enc_a: learned positions, a CLS token, the encoded sequence as output.
 template <class P>
 using feature_model = sf::model_config<enc_a<P>, sf::feature_input<3>, sf::learned_positions, sf::cls_token>;
+// An image over enc_a: a 3-channel 2x2 image in 1x1 patches (4 patches + CLS = seq_len 5; 3 values
+// a patch: an int8 input projection with In % 4 != 0), no positions (the kind the other models
+// lack), CLS pooling, a head. It takes valid_len 4 only: others must be bad_valid_len.
+template <class P>
+using patch_model =
+    sf::model_config<enc_a<P>, sf::patch_input<3, 2, 2, 1>, sf::cls_token, sf::cls_pooling, sf::classifier_head<3>>;
 
-constexpr int case_count = 4;
+constexpr int case_count = 5;
 enum class mode { raw, reseal, forward, in_place };
 constexpr int mode_count = 4;
-constexpr unsigned char misaligned_bit = 16;
-constexpr unsigned char raw_values_bit = 32;
+constexpr unsigned char case_mode_bits = 31;  // case + case_count * mode < 32
+constexpr unsigned char misaligned_bit = 32;
+constexpr unsigned char raw_values_bit = 64;
+static_assert(case_count * mode_count - 1 <= case_mode_bits, "case and mode must fit below misaligned_bit");
 constexpr unsigned char selector(int case_index, mode m, bool raw_values = false) {
     return static_cast<unsigned char>(case_index + case_count * int(m) + (raw_values ? raw_values_bit : 0));
 }
@@ -73,6 +82,7 @@ struct encoder_case {
     static constexpr std::size_t output_values = input_values;
     static constexpr int full_len = Cfg::seq_len;
     static constexpr int vocab = 0;
+    static constexpr bool any_len = true;        // takes any valid_len in [1, full_len]
     static constexpr bool runs_in_place = true;  // an encoder allows x == y
     static constexpr std::size_t header_bytes = sf::blob::header_bytes;
     template <class B>
@@ -89,6 +99,7 @@ struct model_case {
     static constexpr std::size_t output_values = M::output_values;
     static constexpr int full_len = M::input_tokens;
     static constexpr int vocab = M::vocab;
+    static constexpr bool any_len = M::input != sf::input_kind::patches;  // an image: all its patches
     static constexpr bool runs_in_place = false;  // a model's in and out must not overlap
     static constexpr std::size_t header_bytes = sf::blob::model_header_bytes;
     template <class B>
@@ -102,7 +113,8 @@ auto with_case(int c, F&& f) {
     case 0: return f.template operator()<encoder_case<enc_a<P>, P>>();
     case 1: return f.template operator()<encoder_case<enc_b<P>, P>>();
     case 2: return f.template operator()<model_case<token_model<P>, P>>();
-    default: return f.template operator()<model_case<feature_model<P>, P>>();
+    case 3: return f.template operator()<model_case<feature_model<P>, P>>();
+    default: return f.template operator()<model_case<patch_model<P>, P>>();
     }
 }
 

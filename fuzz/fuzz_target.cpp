@@ -205,8 +205,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace sffuzz;
     if (size < 1) return 0;
-    const int c = data[0] % case_count;
-    const mode m = mode(data[0] / case_count % mode_count);
+    const int c = (data[0] & case_mode_bits) % case_count;
+    const mode m = mode((data[0] & case_mode_bits) / case_count % mode_count);
     const bool misaligned = (data[0] & misaligned_bit) != 0, raw_values = (data[0] & raw_values_bit) != 0;
     return with_case<precision>(c, run_case{c, m, misaligned, raw_values, data + 1, size - 1});
 }

@@ -108,14 +108,20 @@ struct write_case {
         const auto normal = data::input(sftest::input_kind::normal);
         write_file(base + "_forward", forward_seed<Case>(c, mode::forward, false, Case::full_len, normal, blob));
         auto special = data::input(sftest::input_kind::large);
-        const int half = (Case::full_len + 1) / 2;
-        add_specials(special, half * (Case::input_values / Case::full_len));
+        // Half the tokens valid, so that non-finite values sit in the unread rows; an image takes
+        // all its patches only (it refuses any other valid_len), so it gets finite extremes only.
+        const int len = Case::any_len ? (Case::full_len + 1) / 2 : Case::full_len;
+        add_specials(special, len * (Case::input_values / Case::full_len));
         const mode m = Case::runs_in_place ? mode::in_place : mode::forward;
-        write_file(base + "_forward_special", forward_seed<Case>(c, m, true, half, special, blob));
+        write_file(base + "_forward_special", forward_seed<Case>(c, m, true, len, special, blob));
         if (c == 0) {  // one raw seed: raw mutations rarely get past the CRCs, one is enough
             bytes raw{selector(c, mode::raw)};
             append(raw, blob.data(), blob.size());
             write_file(base + "_raw", raw);
+            // one misaligned blob: mutations seldom set that bit on a blob that would load
+            bytes misaligned{static_cast<unsigned char>(selector(c, mode::reseal) | misaligned_bit)};
+            append(misaligned, blob.data(), blob.size());
+            write_file(base + "_misaligned", misaligned);
         }
         if constexpr (!Case::runs_in_place) write_longer_positions<Case>(base, blob);
         return 0;
@@ -148,7 +154,7 @@ template <class P>
 void write_precision(const std::string& root, const char* name) {
     const std::string dir = root + "/" + name;
     std::filesystem::create_directories(dir);
-    const char* names[case_count] = {"enc_a", "enc_b", "token_model", "feature_model"};
+    const char* names[case_count] = {"enc_a", "enc_b", "token_model", "feature_model", "patch_model"};
     for (int c = 0; c < case_count; ++c) with_case<P>(c, write_case{dir, c, names[c]});
 }
 
