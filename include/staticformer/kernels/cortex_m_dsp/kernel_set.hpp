@@ -1,11 +1,12 @@
 // staticformer: the cortex_m_dsp backend's kernel sets (optimised; bit-identical to the
-// reference): the int8 linear layers with SMLAD, every other op the reference's. Float
+// reference): the int8 linear layers and attention with SMLAD, every other op the reference's. Float
 // encoders on this backend run the reference kernels (the FPU has no vector unit).
 #pragma once
 
 #include "../../config.hpp"
 #include "../kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_DSP
+#include "attention_int8.hpp"
 #include "linear_int8.hpp"
 #endif
 
@@ -20,6 +21,36 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
     template <int In, int Out>
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::linear(x, rows, p, y);
+    }
+    // Attention in this set's key and value layouts when the head dimension is a multiple of 4.
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
+        if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
+            kernels::cortex_m_dsp::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+        else
+            kernels::int8_kernels::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+        if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
+            kernels::cortex_m_dsp::store_values<D, HeadDim, S>(v, rows, j0, values);
+        else
+            kernels::int8_kernels::store_values<D, HeadDim, S>(v, rows, j0, values);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+        if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
+            kernels::cortex_m_dsp::attention_scores<HeadDim, KStride>(q, kt, n, s);
+        else
+            kernels::int8_kernels::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
+            kernels::cortex_m_dsp::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+        else
+            kernels::int8_kernels::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
     }
 };
 #endif
