@@ -80,6 +80,33 @@ TEST(FixedPoint, Int16MultiplierRequantizerIsRequantize) {
     }
 }
 
+// The Cortex-M LayerNorm's 32-bit steps: the reference's z and requantisation wherever they apply.
+TEST(FixedPoint, LayerNormStepsIn32Bits) {
+    splitmix64 g{13};
+    for (int shift = 1; shift <= 31; ++shift) {
+        for (std::int32_t v : {0, 1, -1, 2, -2, 3, -3, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1})
+            ASSERT_EQ(math::rescale_unit(v, shift), math::rescale(v, 1, shift)) << v << " " << shift;
+        for (int i = 0; i < 20000; ++i) {
+            const std::int32_t v = std::int32_t(std::uint32_t(g.next() >> (32 + g.next() % 32)));
+            ASSERT_EQ(math::rescale_unit(v, shift), math::rescale(v, 1, shift)) << v << " " << shift;
+        }
+    }
+    const auto exact = [](std::int32_t centred, std::int64_t r) {  // the reference's formula
+        return std::int32_t((std::int64_t(centred) * r + (std::int64_t(1) << 31)) >> 32);
+    };
+    const std::int64_t edges[] = {0, 1, 2, (std::int64_t(1) << 31) - 1, std::int64_t(1) << 31, (std::int64_t(1) << 32) - 1,
+                                  std::int64_t(1) << 32, (std::int64_t(1) << 40) / 3, std::int64_t(1) << 40};
+    for (std::int64_t r : edges)
+        for (std::int32_t c : {0, 1, -1, 255, -255, (1 << 23) - 1, -(1 << 23) + 1})
+            ASSERT_EQ(math::q32_reciprocal(r).times(c), exact(c, r)) << c << " " << r;
+    for (int i = 0; i < 1000000; ++i) {
+        const std::int64_t r = std::int64_t(g.next() >> 23);  // 0 .. 2^41 - 1
+        if (r > (std::int64_t(1) << 40)) continue;
+        const std::int32_t c = std::int32_t(g.next() % (1u << 24)) - (1 << 23) + 1;
+        ASSERT_EQ(math::q32_reciprocal(r).times(c), exact(c, r)) << c << " " << r;
+    }
+}
+
 TEST(FixedPoint, RescaleRoundsTiesUpOnce) {
     EXPECT_EQ(math::rescale(5, 1, 1), 3);    // 2.5 -> 3
     EXPECT_EQ(math::rescale(-5, 1, 1), -2);  // -2.5 -> -2

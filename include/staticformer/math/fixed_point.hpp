@@ -66,6 +66,26 @@ struct int16_multiplier_requantizer {
     }
 };
 
+// rescale(v, 1, shift) for 1 <= shift <= 31 (a LayerNorm's output step) without 64 bits:
+// floor((v + 2^(shift-1)) / 2^shift) is v >> shift plus v's bit shift - 1 (whether its remainder
+// reaches the half); no clamp, as |v| < 2^31 keeps the result within +-2^30.
+constexpr std::int32_t rescale_unit(std::int32_t v, std::int32_t shift) noexcept {
+    return (v >> shift) + ((v >> (shift - 1)) & 1);
+}
+
+// (centred * r + 2^31) >> 32 for 0 <= r <= 2^40 (a LayerNorm's reciprocal) and |centred| < 2^23,
+// in 32-bit pieces: r = high * 2^32 + low with low read as a signed word (its top bit moved into
+// high), so the product is one 32 x 32 -> 64 multiply-accumulate (SMLAL) and one 32-bit one.
+struct q32_reciprocal {
+    std::int32_t low, high;
+    constexpr explicit q32_reciprocal(std::int64_t r) noexcept
+        : low(std::int32_t(std::uint32_t(r))), high(std::int32_t(r >> 32) + (std::uint32_t(r) >> 31)) {}
+    constexpr std::int32_t times(std::int32_t centred) const noexcept {
+        const std::int64_t t = (std::int64_t(1) << 31) + std::int64_t(centred) * low;
+        return std::int32_t(t >> 32) + centred * high;
+    }
+};
+
 // floor(sqrt(v)), bit by bit. Each step's choice is a select, not a branch: the choices follow
 // the data, and mispredicted branches cost more than the whole arithmetic.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {

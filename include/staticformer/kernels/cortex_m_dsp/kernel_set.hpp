@@ -1,5 +1,6 @@
 // staticformer: the cortex_m_dsp backend's kernel sets (optimised; bit-identical to the
-// reference): the int8 linear layers and attention with SMLAD, every other op the reference's. Float
+// reference): the int8 linear layers and attention with SMLAD, LayerNorm in 32-bit steps, every
+// other op the reference's. Float
 // encoders on this backend run the reference kernels (the FPU has no vector unit).
 #pragma once
 
@@ -7,6 +8,7 @@
 #include "../kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_DSP
 #include "attention_int8.hpp"
+#include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
 #endif
 
@@ -21,6 +23,10 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
     template <int In, int Out>
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::linear(x, rows, p, y);
+    }
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        kernels::cortex_m_dsp::layer_norm(x, rows, p, y);
     }
     // Attention in this set's key and value layouts when the head dimension is a multiple of 4.
     template <int D, int HeadDim, int S>
