@@ -80,6 +80,21 @@ TEST(FixedPoint, Int16MultiplierRequantizerIsRequantize) {
     }
 }
 
+// The Cortex-M softmax's rescale of max - score: rescale()'s result for every d >= 0.
+TEST(FixedPoint, RescaleNonnegativeIsRescale) {
+    splitmix64 g{17};
+    for (int shift = 1; shift <= 62; ++shift) {
+        for (std::int32_t d : {0, 1, 2, 3, 65535, 1 << 24, 1 << 30, 2147483647})
+            for (std::int32_t m : {0, 1, 32767, 1 << 30, 2147483647})
+                ASSERT_EQ(math::rescale_nonnegative(d, m, shift), math::rescale(d, m, shift)) << d << " " << m << " " << shift;
+        for (int i = 0; i < 20000; ++i) {
+            const std::int32_t d = std::int32_t(g.next() >> (33 + g.next() % 31));
+            const std::int32_t m = std::int32_t(g.next() >> (33 + g.next() % 31));
+            ASSERT_EQ(math::rescale_nonnegative(d, m, shift), math::rescale(d, m, shift)) << d << " " << m << " " << shift;
+        }
+    }
+}
+
 // The Cortex-M LayerNorm's 32-bit steps: the reference's z and requantisation wherever they apply.
 TEST(FixedPoint, LayerNormStepsIn32Bits) {
     splitmix64 g{13};

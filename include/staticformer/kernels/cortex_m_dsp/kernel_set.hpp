@@ -1,15 +1,17 @@
 // staticformer: the cortex_m_dsp backend's kernel sets (optimised; bit-identical to the
-// reference): the int8 linear layers and attention with SMLAD, LayerNorm in 32-bit steps, every
-// other op the reference's. Float
+// reference): the int8 linear layers, attention and residual adds with SMLAD / SMUAD, LayerNorm
+// and softmax in 32-bit steps, the activation table the reference's. Float
 // encoders on this backend run the reference kernels (the FPU has no vector unit).
 #pragma once
 
 #include "../../config.hpp"
 #include "../kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_DSP
+#include "add_int8.hpp"
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
+#include "softmax_int8.hpp"
 #endif
 
 namespace staticformer {
@@ -23,6 +25,16 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
     template <int In, int Out>
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::linear(x, rows, p, y);
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        kernels::cortex_m_dsp::softmax(s, n, m, p);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        for (int r = 0; r < rows; ++r) kernels::cortex_m_dsp::softmax(s + r * Stride, n, m, p + r * Stride);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+        kernels::cortex_m_dsp::add(x, a, n, p);
     }
     template <int N>
     static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
