@@ -247,8 +247,8 @@ def profile_section(out, prof, args):
     out.append("## Cortex-M speed proxy: instructions per inference\n")
     out.append("QEMU `-icount shift=0` (1 instruction = 1 ns), SysTick read through `ports/cortex-m/cycle_counter.h` "
                "(one tick = 40 instructions on MPS2, 31.25 on AN547). **total**: `sf::forward<backend>` as a "
-               "whole (the reference backend; **int8-dsp**: the `sf::cortex_m_dsp` backend, SMLAD linear, "
-               "the other int8 kernels the reference's). Kernels: `sf::forward_with<profiled>` (f32, f16) "
+               "whole (the reference backend; **int8-dsp**: the `sf::cortex_m_dsp` backend: SMLAD linear, "
+               "attention and adds, 32-bit LayerNorm and softmax, the reference's activation). Kernels: `sf::forward_with<profiled>` (f32, f16) "
                "or `sf::forward_with<profiled_int8<int8_kernel_set<backend>>>` (int8), which wrap "
                "each kernel of the set in a counter span (free-running reads: the tick quantisation is "
                "unbiased and averages out over the spans); each kernel's sum minus calls x the overhead of "
