@@ -14,6 +14,9 @@
 #include "../../math/fixed_point.hpp"
 #include "../../weights_int8.hpp"
 #include "../isa/arm_dsp.hpp"
+#if defined(__ARM_FEATURE_MVE)
+#include "linear_int8_mve.hpp"
+#endif
 
 namespace staticformer {
 namespace kernels {
@@ -126,10 +129,15 @@ inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Ou
 }
 
 // Rows two at a time, outputs two at a time, then the remainders.
+// With Helium (Cortex-M55), cortex_m_mve's kernel instead (linear_int8_mve.hpp).
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
     if (math::int16_multiplier_requantizer::applies(p.shift))
+#if defined(__ARM_FEATURE_MVE)
+        cortex_m_mve::linear(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
+#else
         linear_rows(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
+#endif
     else
         for (int r = 0; r < rows; ++r)
             for (int o = 0; o < Out; ++o)
