@@ -9,6 +9,9 @@
 #if STATICFORMER_HAS_CORTEX_M_DSP
 #include "add_int8.hpp"
 #include "attention_int8.hpp"
+#if defined(__ARM_FEATURE_MVE)
+#include "attention_int8_mve.hpp"
+#endif
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
 #include "softmax_int8.hpp"
@@ -22,6 +25,7 @@ struct kernel_set<cortex_m_dsp> : kernels::float_kernels {};
 #if STATICFORMER_HAS_CORTEX_M_DSP
 template <>
 struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
+
     template <int In, int Out>
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::linear(x, rows, p, y);
@@ -48,27 +52,40 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
         else
             kernels::int8_kernels::store_keys<D, HeadDim, S>(k, rows, j0, kt);
     }
+    // With Helium (Cortex-M55) the values keep the reference's layout (attention_int8_mve.hpp).
     template <int D, int HeadDim, int S>
     static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+#if defined(__ARM_FEATURE_MVE)
+        kernels::int8_kernels::store_values<D, HeadDim, S>(v, rows, j0, values);
+#else
         if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
             kernels::cortex_m_dsp::store_values<D, HeadDim, S>(v, rows, j0, values);
         else
             kernels::int8_kernels::store_values<D, HeadDim, S>(v, rows, j0, values);
+#endif
     }
     template <int HeadDim, int KStride>
     static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
         if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
+#if defined(__ARM_FEATURE_MVE)
+            kernels::cortex_m_mve::attention_scores<HeadDim, KStride>(q, kt, n, s);
+#else
             kernels::cortex_m_dsp::attention_scores<HeadDim, KStride>(q, kt, n, s);
+#endif
         else
             kernels::int8_kernels::attention_scores<HeadDim, KStride>(q, kt, n, s);
     }
     template <int HeadDim, int VStride>
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {
+#if defined(__ARM_FEATURE_MVE)
+        kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+#else
         if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
             kernels::cortex_m_dsp::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
         else
             kernels::int8_kernels::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+#endif
     }
 };
 #endif
