@@ -66,6 +66,52 @@ struct int16_multiplier_requantizer {
     }
 };
 
+// requantize() for 32 <= shift <= 62 (an attention context's factor, 31-bit multipliers) in one
+// 32 x 32 -> 64-bit multiply-accumulate and one shift: the rounding term 2^(shift-1) joins the
+// product, and the floor shift by shift is one of the high word by shift - 32. No clamp:
+// |acc * multiplier| < 2^62, so |result| <= 2^(62-shift) <= 2^30.
+struct long_shift_requantizer {
+    std::int64_t round;       // 2^(shift - 1)
+    std::int32_t high_shift;  // shift - 32
+    std::int32_t zero_point;
+
+    static constexpr bool applies(std::int32_t shift) noexcept { return shift >= 32 && shift <= 62; }
+    constexpr long_shift_requantizer(std::int32_t shift, std::int32_t zp) noexcept
+        : round(std::int64_t(1) << (shift - 1)), high_shift(shift - 32), zero_point(zp) {}
+    static constexpr std::int8_t apply(std::int32_t acc, std::int32_t multiplier, std::int64_t round,
+                                       std::int32_t high_shift, std::int32_t zero_point) noexcept {
+        const std::int64_t t = round + std::int64_t(acc) * multiplier;
+        return saturate_int8((std::int32_t(t >> 32) >> high_shift) + zero_point);
+    }
+    constexpr std::int8_t operator()(std::int32_t acc, std::int32_t multiplier) const noexcept {
+        return apply(acc, multiplier, round, high_shift, zero_point);
+    }
+};
+
+// requantize(acc, m, shift, zero_point) for one factor and many accumulators: long_shift_requantizer
+// when the shift allows (chosen once), else requantize itself.
+struct fixed_requantizer {
+    fixed_multiplier factor;
+    std::int32_t zero_point;
+    bool long_shift = long_shift_requantizer::applies(factor.shift);
+    long_shift_requantizer fast{long_shift ? factor.shift : 32, zero_point};
+    constexpr std::int8_t operator()(std::int32_t acc) const noexcept {
+        return long_shift ? fast(acc, factor.multiplier) : requantize(acc, factor.multiplier, factor.shift, zero_point);
+    }
+    // y[i] = (*this)(acc[i]) for i < n, the choice made once (and the factor in locals: y's
+    // stores may alias this object).
+    constexpr void each(const std::int32_t* acc, int n, std::int8_t* y) const noexcept {
+        const std::int32_t m = factor.multiplier, shift = factor.shift, zp = zero_point;
+        if (long_shift) {
+            const std::int64_t round = fast.round;
+            const std::int32_t high_shift = fast.high_shift;
+            for (int i = 0; i < n; ++i) y[i] = long_shift_requantizer::apply(acc[i], m, round, high_shift, zp);
+        } else {
+            for (int i = 0; i < n; ++i) y[i] = requantize(acc[i], m, shift, zp);
+        }
+    }
+};
+
 // rescale(d, multiplier, shift) for d >= 0 (a softmax's max - score) by the product's 32-bit
 // halves, unsigned: for shift >= 32 the high half shifted (below 2^30: no clamp), else the two
 // halves joined, clamped to 2^30.

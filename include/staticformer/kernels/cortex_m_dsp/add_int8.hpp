@@ -10,6 +10,9 @@
 #include "../../weights_int8.hpp"
 #include "../isa/arm_dsp.hpp"
 #include "../reference/add_int8.hpp"
+#if defined(__ARM_FEATURE_MVE)
+#include "add_int8_mve.hpp"
+#endif
 
 namespace staticformer {
 namespace kernels {
@@ -21,6 +24,9 @@ STATICFORMER_DSP_INLINE std::int32_t int16_pair(std::int32_t low, std::int32_t h
 
 inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
     if (p.shift > 31) return reference::add(x, a, n, p);
+#if defined(__ARM_FEATURE_MVE)
+    return cortex_m_mve::add(x, a, n, p);  // four at a time with Helium (add_int8_mve.hpp)
+#endif
     const std::int32_t multipliers = int16_pair(p.x_multiplier, p.a_multiplier);
     for (int i = 0; i < n; ++i) {
         const std::int32_t centred = int16_pair(x[i] - p.x_zero_point, a[i] - p.a_zero_point);

@@ -72,6 +72,7 @@ template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
     using namespace arm_dsp;
+    const math::fixed_requantizer requantize{context, 0};
     const int pairs = n / 2;
     for (int c = 0; c < HeadDim; c += 4) {
         const std::int8_t* w = v + c;  // channel pair c / 2 in row 2m, c / 2 + 1 in row 2m + 1
@@ -89,10 +90,7 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
             a0 = __smlad(pp, even_pair(x), a0), a1 = __smlad(pp, odd_pair(x), a1);
             a2 = __smlad(pp, even_pair(y), a2), a3 = __smlad(pp, odd_pair(y), a3);
         }
-        ctx[c] = math::requantize(a0, context.multiplier, context.shift, 0);
-        ctx[c + 1] = math::requantize(a1, context.multiplier, context.shift, 0);
-        ctx[c + 2] = math::requantize(a2, context.multiplier, context.shift, 0);
-        ctx[c + 3] = math::requantize(a3, context.multiplier, context.shift, 0);
+        ctx[c] = requantize(a0), ctx[c + 1] = requantize(a1), ctx[c + 2] = requantize(a2), ctx[c + 3] = requantize(a3);
     }
 }
 

@@ -5,7 +5,7 @@
 //            VMLADAV.S8 per block (the last block tail-predicated).
 //   context  values in the reference's row-major layout: per key, its probability times 4
 //            channels widened to int32 lanes (VLDRB.S32, VMLA by a scalar) into the channels'
-//            sums (a last partial quad predicated); then the reference's requantisation.
+//            sums (a last partial quad predicated); then the requantisation (math::fixed_requantizer).
 #pragma once
 
 #include <arm_mve.h>
@@ -37,27 +37,40 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     }
 }
 
+// Channels c0 + 4k + (0..3) of key row `row`, widened to int32 (a quad past HeadDim: 0).
+template <int HeadDim>
+inline int32x4_t value_quad(const std::int8_t* row, int c) noexcept {
+    if (HeadDim - c < 4) return vldrbq_z_s32(row + c, vctp32q(HeadDim - c));  // no byte past the head
+    return vldrbq_s32(row + c);
+}
+
+// The sums of channels C0 .. C0 + 15 (named accumulators: an array of them spills).
+template <int HeadDim, int VStride, int C0>
+inline void context_sums(const std::int16_t* p, const std::int8_t* v, int n, std::int32_t* sums) noexcept {
+    constexpr int quads = (HeadDim - C0 + 3) / 4 < 4 ? (HeadDim - C0 + 3) / 4 : 4;
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+    for (int j = 0; j < n; ++j) {
+        const std::int32_t pj = p[j];
+        const std::int8_t* row = v + j * VStride;
+        a0 = vmlaq_n_s32(a0, value_quad<HeadDim>(row, C0), pj);
+        if constexpr (quads > 1) a1 = vmlaq_n_s32(a1, value_quad<HeadDim>(row, C0 + 4), pj);
+        if constexpr (quads > 2) a2 = vmlaq_n_s32(a2, value_quad<HeadDim>(row, C0 + 8), pj);
+        if constexpr (quads > 3) a3 = vmlaq_n_s32(a3, value_quad<HeadDim>(row, C0 + 12), pj);
+    }
+    vst1q_s32(sums + C0, a0);
+    if constexpr (quads > 1) vst1q_s32(sums + C0 + 4, a1);
+    if constexpr (quads > 2) vst1q_s32(sums + C0 + 8, a2);
+    if constexpr (quads > 3) vst1q_s32(sums + C0 + 12, a3);
+    if constexpr (C0 + 16 < HeadDim) context_sums<HeadDim, VStride, C0 + 16>(p, v, n, sums);
+}
+
 // ctx[c] = requantize(sum_j p[j] * v[j * VStride + c], context, 0)
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
-    constexpr int quads = (HeadDim + 3) / 4;
-    int32x4_t acc[quads];
-    for (int k = 0; k < quads; ++k) acc[k] = vdupq_n_s32(0);
-    for (int j = 0; j < n; ++j) {
-        const std::int32_t pj = p[j];
-        const std::int8_t* row = v + j * VStride;
-#pragma GCC unroll 16
-        for (int k = 0; k < quads; ++k) {
-            if (HeadDim % 4 != 0 && k == quads - 1)  // predicated: no byte past the head's row
-                acc[k] = vmlaq_n_s32(acc[k], vldrbq_z_s32(row + 4 * k, vctp32q(HeadDim - 4 * k)), pj);
-            else
-                acc[k] = vmlaq_n_s32(acc[k], vldrbq_s32(row + 4 * k), pj);
-        }
-    }
-    std::int32_t sums[4 * quads];
-    for (int k = 0; k < quads; ++k) vst1q_s32(sums + 4 * k, acc[k]);
-    for (int c = 0; c < HeadDim; ++c) ctx[c] = math::requantize(sums[c], context.multiplier, context.shift, 0);
+    std::int32_t sums[(HeadDim + 3) / 4 * 4];
+    context_sums<HeadDim, VStride, 0>(p, v, n, sums);
+    math::fixed_requantizer{context, 0}.each(sums, HeadDim, ctx);
 }
 
 }  // namespace cortex_m_mve
