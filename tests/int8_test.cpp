@@ -80,6 +80,27 @@ TEST(FixedPoint, Int16MultiplierRequantizerIsRequantize) {
     }
 }
 
+// The Cortex-M attention context's requantisation: requantize()'s bytes for shifts 32..62.
+TEST(FixedPoint, LongShiftRequantizerIsRequantize) {
+    using rq = math::long_shift_requantizer;
+    EXPECT_FALSE(rq::applies(31));
+    splitmix64 g{19};
+    for (int shift = 32; shift <= 62; ++shift) {
+        ASSERT_TRUE(rq::applies(shift));
+        for (std::int32_t zp : {-128, 0, 127}) {
+            const rq q(shift, zp);
+            for (std::int32_t acc : {0, 1, -1, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1})
+                for (std::int32_t m : {0, 1, 32767, 1 << 30, 2147483647})
+                    ASSERT_EQ(q(acc, m), math::requantize(acc, m, shift, zp)) << acc << " " << m << " " << shift;
+            for (int i = 0; i < 20000; ++i) {
+                const std::int32_t acc = std::int32_t(std::uint32_t(g.next() >> (32 + g.next() % 32)));
+                const std::int32_t m = std::int32_t(g.next() >> (33 + g.next() % 31));
+                ASSERT_EQ(q(acc, m), math::requantize(acc, m, shift, zp)) << acc << " " << m << " " << shift;
+            }
+        }
+    }
+}
+
 // The Cortex-M softmax's rescale of max - score: rescale()'s result for every d >= 0.
 TEST(FixedPoint, RescaleNonnegativeIsRescale) {
     splitmix64 g{17};
