@@ -10,6 +10,9 @@
 #include "../../math/fixed_point.hpp"
 #include "../../weights_int8.hpp"
 #include "../reference/layer_norm_int8.hpp"
+#if defined(__ARM_FEATURE_MVE)
+#include "layer_norm_int8_mve.hpp"
+#endif
 
 namespace staticformer {
 namespace kernels {
@@ -18,6 +21,9 @@ namespace cortex_m_dsp {
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
     if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
+#if defined(__ARM_FEATURE_MVE)
+    return cortex_m_mve::layer_norm(x, rows, p, y);  // four outputs at a time with Helium
+#endif
     for (int r = 0; r < rows; ++r) {
         const std::int8_t* xr = x + r * N;
         std::int8_t* yr = y + r * N;  // may equal xr: each value is read before it is written

@@ -17,6 +17,14 @@ struct norm_stats_int8 {
     std::int64_t reciprocal;
 };
 
+// From a row's sum and sum of squares (optimised kernels add those their own way).
+template <int N>
+inline norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq, const layer_norm_int8<N>& p) noexcept {
+    const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
+    const std::uint32_t den = math::isqrt(std::uint64_t(variance + p.eps));
+    return {sum, den == 0 ? 0 : (std::int64_t(1) << 40) / den};
+}
+
 template <int N>
 inline norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
     std::int32_t sum = 0, sum_sq = 0;
@@ -24,9 +32,7 @@ inline norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_i
         sum += x[c];
         sum_sq += std::int32_t(x[c]) * x[c];
     }
-    const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
-    const std::uint32_t den = math::isqrt(std::uint64_t(variance + p.eps));
-    return {sum, den == 0 ? 0 : (std::int64_t(1) << 40) / den};
+    return layer_norm_stats(sum, sum_sq, p);
 }
 
 // Output c of a row with statistics s.
