@@ -37,7 +37,7 @@ bool check(const char* name, std::int32_t shift, std::uint32_t seed) {
     generator g{seed};
     for (auto& group : p.w)
         for (auto& out : group)
-            for (int k = 0; k < 4; ++k) out[k] = std::int8_t(&group - p.w) * 4 + k < In ? g.int8() : 0;
+            for (int k = 0; k < 4; ++k) out[k] = int(&group - p.w) * 4 + k < In ? g.int8() : 0;  // padding: 0
     for (int o = 0; o < Out; ++o) {
         p.bias[o] = std::int32_t(g.next() % 2000001u) - 1000000;
         p.multiplier[o] = std::int16_t(g.next() % 32768u);

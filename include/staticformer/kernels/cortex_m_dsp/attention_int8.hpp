@@ -77,19 +77,17 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
     for (int c = 0; c < HeadDim; c += 4) {
         const std::int8_t* w = v + c;  // channel pair c / 2 in row 2m, c / 2 + 1 in row 2m + 1
         std::int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        const auto key_pair = [&](std::int32_t pp) {  // the probabilities of keys 2m, 2m + 1
+            const std::int32_t x = load32(w), y = load32(w + VStride);
+            a0 = __smlad(pp, even_pair(x), a0), a1 = __smlad(pp, odd_pair(x), a1);
+            a2 = __smlad(pp, even_pair(y), a2), a3 = __smlad(pp, odd_pair(y), a3);
+        };
         for (int m = 0; m < pairs; ++m, w += 2 * VStride) {
             std::int32_t pp;
             std::memcpy(&pp, p + 2 * m, sizeof pp);  // (p[2m], p[2m+1])
-            const std::int32_t x = load32(w), y = load32(w + VStride);
-            a0 = __smlad(pp, even_pair(x), a0), a1 = __smlad(pp, odd_pair(x), a1);
-            a2 = __smlad(pp, even_pair(y), a2), a3 = __smlad(pp, odd_pair(y), a3);
+            key_pair(pp);
         }
-        if (n % 2) {
-            const std::int32_t pp = std::uint16_t(p[n - 1]);  // (p[n-1], 0)
-            const std::int32_t x = load32(w), y = load32(w + VStride);
-            a0 = __smlad(pp, even_pair(x), a0), a1 = __smlad(pp, odd_pair(x), a1);
-            a2 = __smlad(pp, even_pair(y), a2), a3 = __smlad(pp, odd_pair(y), a3);
-        }
+        if (n % 2) key_pair(std::uint16_t(p[n - 1]));  // (p[n-1], 0)
         ctx[c] = requantize(a0), ctx[c + 1] = requantize(a1), ctx[c + 2] = requantize(a2), ctx[c + 3] = requantize(a3);
     }
 }

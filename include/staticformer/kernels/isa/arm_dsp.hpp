@@ -30,11 +30,6 @@ STATICFORMER_DSP_INLINE std::int32_t odd_pair(std::int32_t w) noexcept {
     return pair;
 }
 
-// acc + the four products of an input word (split into xe, xo) and a weight word ww.
-STATICFORMER_DSP_INLINE std::int32_t dot4(std::int32_t xe, std::int32_t xo, std::int32_t ww, std::int32_t acc) noexcept {
-    return __smlad(xo, odd_pair(ww), __smlad(xe, even_pair(ww), acc));
-}
-
 }  // namespace arm_dsp
 }  // namespace kernels
 }  // namespace staticformer
