@@ -314,6 +314,25 @@ void check_float_to_half(const char* what, Convert convert, nans mode = nans::pr
                 mode == nans::default_nan ? " (NaNs: the default NaN)" : "");
 }
 
+// math::widen_n, the fma tiles' row of weights (VCVTB / VCVTT pairs on Cortex-M: the firmware
+// suite checks that one), at an even and an odd count.
+TEST(Fp16Hardware, WidenNIsTheSoftwareConversion) {
+    const auto widen_n = [](auto lanes, const std::uint16_t* in, std::uint32_t* out) {
+        float f[decltype(lanes)::value];
+        sf::math::widen_n(in, f);
+        std::memcpy(out, f, sizeof f);
+    };
+    check_half_to_float<4>("math::widen_n<4>", [&](const std::uint16_t* in, std::uint32_t* out) {
+        widen_n(std::integral_constant<int, 4>(), in, out);
+    });
+    check_half_to_float<2>("math::widen_n<2>", [&](const std::uint16_t* in, std::uint32_t* out) {
+        widen_n(std::integral_constant<int, 2>(), in, out);
+    });
+    check_half_to_float<1>("math::widen_n<1>", [&](const std::uint16_t* in, std::uint32_t* out) {
+        widen_n(std::integral_constant<int, 1>(), in, out);
+    });
+}
+
 #if STATICFORMER_HAS_SIMD
 TEST(Fp16Hardware, SimdWidenIsTheSoftwareConversion) {
     namespace simd = sf::kernels::simd;

@@ -2,8 +2,9 @@
 //
 // f16 weights are stored as binary16 bit patterns (std::uint16_t) and widened to float, exactly,
 // before they enter the same arithmetic as f32 weights. These integer-only routines are the
-// definition; hardware conversions (F16C, AVX-512, AArch64 NEON) may replace them only where a
-// test shows the same bits for every input (tests/fp16_test.cpp). ARMv7 NEON does not qualify:
+// definition; hardware conversions (F16C, AVX-512, AArch64 NEON, Cortex-M VCVTB) may replace
+// them only where a test shows the same bits for every input (tests/fp16_test.cpp; on Cortex-M
+// tests/firmware_bit_exact.cpp). ARMv7 NEON does not qualify:
 // it always runs in default-NaN mode, so NaNs lose their sign and payload there.
 //
 //   binary16: 1 sign bit, 5 exponent bits (bias 15), 10 fraction bits.
@@ -18,6 +19,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+
+#include "../config.hpp"
 
 namespace staticformer {
 namespace math {
@@ -109,11 +113,30 @@ constexpr std::uint16_t float_bits_to_half_bits(std::uint32_t f) noexcept {
     return std::uint16_t(sign | round_to_nearest_even(q, rest, dropped));
 }
 
-inline float half_to_float(std::uint16_t h) noexcept {
+// Cortex-M with an FPU: every M-profile FPU (FPv4-SP, FPv5, Armv8.1-M's) has VCVTB, which widens
+// in one instruction (GCC's __ARM_FP omits the half bit for them; the assembler takes VCVTB).
+// Its half input never meets flush-to-zero (FZ acts on single and double operands only), and with
+// default-NaN off (the reset value) a NaN keeps sign and payload and is made quiet: the software
+// conversion's bits for all 65536 inputs, which the firmware suite checks.
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define STATICFORMER_VCVT_HALF 1
+#else
+#define STATICFORMER_VCVT_HALF 0
+#endif
+
+STATICFORMER_ALWAYS_INLINE float half_to_float(std::uint16_t h) noexcept {
+#if STATICFORMER_VCVT_HALF
+    const std::uint32_t bits = h;
+    float in, f;
+    std::memcpy(&in, &bits, sizeof in);
+    __asm__("vcvtb.f32.f16 %0, %1" : "=t"(f) : "t"(in));
+    return f;
+#else
     const std::uint32_t bits = half_bits_to_float_bits(h);
     float f;
     std::memcpy(&f, &bits, sizeof f);
     return f;
+#endif
 }
 
 inline std::uint16_t float_to_half(float f) noexcept {
@@ -124,8 +147,30 @@ inline std::uint16_t float_to_half(float f) noexcept {
 
 // A weight as a float: f32 weights as they are, f16 weights (binary16 bits) widened exactly.
 // Every kernel reads its weights through widen(), so both precisions share one arithmetic.
-inline float widen(float w) noexcept { return w; }
-inline float widen(std::uint16_t w) noexcept { return half_to_float(w); }
+STATICFORMER_ALWAYS_INLINE float widen(float w) noexcept { return w; }
+STATICFORMER_ALWAYS_INLINE float widen(std::uint16_t w) noexcept { return half_to_float(w); }
+
+// N consecutive weights as floats, out[c] = widen(w[c]). With VCVTB a 32-bit load carries two
+// halves, widened by VCVTB (bottom, w[c]: little-endian) and VCVTT (top, w[c + 1]).
+template <int N, class W>
+STATICFORMER_ALWAYS_INLINE void widen_n(const W* w, float (&out)[N]) noexcept {
+#if STATICFORMER_VCVT_HALF
+    if (std::is_same<W, std::uint16_t>::value) {
+        int c = 0;
+#pragma GCC unroll 16
+        for (; c + 1 < N; c += 2) {
+            float pair;
+            std::memcpy(&pair, w + c, sizeof pair);
+            __asm__("vcvtb.f32.f16 %0, %1" : "=t"(out[c]) : "t"(pair));
+            __asm__("vcvtt.f32.f16 %0, %1" : "=t"(out[c + 1]) : "t"(pair));
+        }
+        if (c < N) out[c] = widen(w[c]);
+        return;
+    }
+#endif
+#pragma GCC unroll 16
+    for (int c = 0; c < N; ++c) out[c] = widen(w[c]);
+}
 
 }  // namespace math
 }  // namespace staticformer

@@ -18,7 +18,7 @@ namespace staticformer {
 namespace kernels {
 namespace cortex_m_dsp {
 
-STATICFORMER_DSP_INLINE std::int32_t int16_pair(std::int32_t low, std::int32_t high) noexcept {
+STATICFORMER_ALWAYS_INLINE std::int32_t int16_pair(std::int32_t low, std::int32_t high) noexcept {
     return std::int32_t(std::uint32_t(std::uint16_t(low)) | std::uint32_t(high) << 16);
 }
 

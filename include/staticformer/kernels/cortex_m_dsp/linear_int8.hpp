@@ -27,7 +27,7 @@ namespace cortex_m_dsp {
 // math::requantize in one-output tiles (less code for a rare case).
 struct int16_multiplier {
     math::int16_multiplier_requantizer q;
-    STATICFORMER_DSP_INLINE std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+    STATICFORMER_ALWAYS_INLINE std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
         return std::int8_t(__ssat(q.unsaturated(__smlawb(acc, m, q.round)), 8));
     }
 };
@@ -43,7 +43,7 @@ template <int In>
 struct unpacked_rows {  // read from a buffer filled once per row pair
     static constexpr int words = In / 4 * 2;
     const std::int32_t* pairs;
-    STATICFORMER_DSP_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
+    STATICFORMER_ALWAYS_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
         std::uint64_t both;  // one LDRD
         std::memcpy(&both, pairs + r * words + 2 * g, sizeof both);
         even = std::int32_t(std::uint32_t(both)), odd = std::int32_t(std::uint32_t(both >> 32));
@@ -52,7 +52,7 @@ struct unpacked_rows {  // read from a buffer filled once per row pair
 template <int In>
 struct packed_rows {  // unpacked word by word
     const std::int8_t* x;
-    STATICFORMER_DSP_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
+    STATICFORMER_ALWAYS_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
         const std::int32_t w = arm_dsp::load32(x + r * In + 4 * g);
         even = arm_dsp::even_pair(w), odd = arm_dsp::odd_pair(w);
     }
@@ -61,7 +61,7 @@ struct packed_rows {  // unpacked word by word
 // Rows x Cols (each 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
 // inputs one by one (the next row's values follow a row: no word may be read across).
 template <int In, int Out, int Rows, int Cols, class Inputs, class Requant>
-STATICFORMER_DSP_INLINE void linear_tile(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int o,
+STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int o,
                                          Requant requant, std::int8_t* y) noexcept {
     using namespace arm_dsp;
     constexpr int whole = In / 4;

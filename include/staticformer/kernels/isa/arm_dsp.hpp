@@ -8,23 +8,22 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../../config.hpp"
+
 namespace staticformer {
 namespace kernels {
 namespace arm_dsp {
 
-// Each a few instructions that must sit in the caller's loop, at -Os too.
-#define STATICFORMER_DSP_INLINE inline __attribute__((always_inline))
-
-STATICFORMER_DSP_INLINE std::int32_t load32(const std::int8_t* p) noexcept {
+STATICFORMER_ALWAYS_INLINE std::int32_t load32(const std::int8_t* p) noexcept {
     std::int32_t word;
     std::memcpy(&word, p, 4);  // one LDR (unaligned access is allowed on these cores)
     return word;
 }
 
 // (v0, v2) and (v1, v3) of four int8 values in a word, as int16 pairs.
-STATICFORMER_DSP_INLINE std::int32_t even_pair(std::int32_t w) noexcept { return __sxtb16(w); }
+STATICFORMER_ALWAYS_INLINE std::int32_t even_pair(std::int32_t w) noexcept { return __sxtb16(w); }
 // SXTB16 with its ROR #8 operand (GCC emits a separate ROR for __sxtb16 of a rotation).
-STATICFORMER_DSP_INLINE std::int32_t odd_pair(std::int32_t w) noexcept {
+STATICFORMER_ALWAYS_INLINE std::int32_t odd_pair(std::int32_t w) noexcept {
     std::int32_t pair;
     __asm__("sxtb16 %0, %1, ror #8" : "=r"(pair) : "r"(w));
     return pair;

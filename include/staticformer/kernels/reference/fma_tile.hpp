@@ -21,8 +21,7 @@ template <int Rows, int Cols, int AStride, int BStride, class W>
 inline void fma_tile(const float* a, const W* b, int n, float (&acc)[Rows][Cols]) noexcept {
     for (int i = 0; i < n; ++i) {
         float bi[Cols];
-#pragma GCC unroll 16
-        for (int c = 0; c < Cols; ++c) bi[c] = math::widen(b[i * BStride + c]);
+        math::widen_n(b + i * BStride, bi);
 #pragma GCC unroll 16
         for (int r = 0; r < Rows; ++r) {
             const float ai = a[r * AStride + i];

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "../../config.hpp"
+
 #include <xsimd/xsimd.hpp>
 
 namespace staticformer {
@@ -93,13 +95,6 @@ struct batch_ops {
 // Callers inline the whole formula (STATICFORMER_FLATTEN): called out of line, the N batches
 // would pass through memory.
 
-#if defined(__GNUC__)
-#define STATICFORMER_FLATTEN __attribute__((flatten))
-#define STATICFORMER_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define STATICFORMER_FLATTEN
-#define STATICFORMER_ALWAYS_INLINE inline
-#endif
 
 template <int N>
 struct batches {
