@@ -167,6 +167,44 @@ TEST(FixedPoint, IntegerSquareRoot) {
         ASSERT_TRUE(is_floor_sqrt(v, math::isqrt(v))) << v;
     }
     EXPECT_EQ(math::isqrt(~std::uint64_t(0) >> 1), 3037000499u);
+    EXPECT_EQ(math::isqrt(~std::uint64_t(0)), 4294967295u);
+    EXPECT_EQ(math::isqrt(std::uint64_t(4294967295u) * 4294967295u), 4294967295u);
+    EXPECT_EQ(math::isqrt(std::uint64_t(4294967295u) * 4294967295u - 1), 4294967294u);
+}
+
+// The branch-free forms firmware timing relies on give what the plain formulas give: the 64-bit
+// division, the early return of exp2_neg_q16 and round_shift's n == 0 case.
+TEST(FixedPoint, PowerOfTwoOverIsTheDivision) {
+    static_assert(math::power_of_two_over<46, 32>(1u << 15) == (std::uint64_t(1) << 31), "");
+    static_assert(math::power_of_two_over<40, 41>(1) == (std::uint64_t(1) << 40), "");
+    static_assert(math::power_of_two_over<40, 41>(0xffffffffu) == 256, "");
+    splitmix64 g{5};
+    for (int i = 0; i < 300000; ++i) {
+        const std::uint32_t any = std::uint32_t(g.next() >> (32 + g.next() % 32)) | 1u;
+        ASSERT_EQ((math::power_of_two_over<40, 41>(any)), (std::uint64_t(1) << 40) / any) << any;
+        const std::uint32_t sum = std::uint32_t(1u << 15) + std::uint32_t(g.next() >> (33 + g.next() % 31));
+        ASSERT_EQ((math::power_of_two_over<46, 32>(sum)), (std::uint64_t(1) << 46) / sum) << sum;
+    }
+    for (std::uint32_t d = 1; d < 70000; ++d) ASSERT_EQ((math::power_of_two_over<40, 41>(d)), (std::uint64_t(1) << 40) / d);
+    for (std::uint32_t d : {0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu}) {
+        ASSERT_EQ((math::power_of_two_over<40, 41>(d)), (std::uint64_t(1) << 40) / d) << d;
+        ASSERT_EQ((math::power_of_two_over<46, 32>(d)), (std::uint64_t(1) << 46) / d) << d;
+    }
+}
+
+TEST(FixedPoint, BranchFreeExp2AndRoundShift) {
+    const auto round_shift_plain = [](std::int32_t v, int n) {
+        return n == 0 ? v : (v + (std::int32_t(1) << (n - 1))) >> n;
+    };
+    for (int n = 0; n <= 30; ++n)
+        for (std::int32_t v : {0, 1, 2, 3, 32767, 32768, 1 << 29, 0x7fffffff >> 1})
+            ASSERT_EQ(math::round_shift(v, n), round_shift_plain(v, n)) << v << " " << n;
+    for (std::int32_t u = 0; u < (1 << 30); u += u < (20 << 16) ? 1 : 9973) {
+        const int whole = u >> 16;
+        const std::int32_t a = math::exp2_table.value[(u >> 8) & 0xff], b = math::exp2_table.value[((u >> 8) & 0xff) + 1];
+        const std::int32_t v = a - (((a - b) * (u & 0xff) + 128) >> 8);
+        ASSERT_EQ(math::exp2_neg_q16(u), whole > 15 ? 0 : round_shift_plain(v, whole)) << u;
+    }
 }
 
 TEST(FixedPoint, Exp2TableIsRoundedPowersOfTwo) {

@@ -29,76 +29,22 @@ import sys
 import time
 
 import footprint_build
-from footprint_build import (ROOT, configure_and_build, kv_line, parse_profile, precision_available, run_program,
-                             write_if_changed)
+from footprint_build import (ROOT, configure_and_build, kv_line, kv_lines, parse_profile, precision_available,
+                             run_program, write_if_changed)
 from footprint_cases import CONFIGS, PRECISIONS, PROBE_VALID_LEN, PROFILE_CONFIGS, TARGET_BY_NAME, TARGETS
 from footprint_elf import analyse
 from footprint_report import report
 from footprint_weights import quantised_header, weights_header
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--targets", default=",".join(t.name for t in TARGETS))
-    ap.add_argument("--configs", default=",".join(CONFIGS))
-    ap.add_argument("--precisions", default="auto",
-                    help="comma list, or auto: f32 plus every listed precision that compiles (default)")
-    ap.add_argument("--include", default=os.path.join(ROOT, "include"), help="staticformer headers to measure")
-    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "footprint"))
-    ap.add_argument("--opt", default="-O2", help="optimisation flags (default -O2)")
-    ap.add_argument("--reference", action="store_true", help="measure sf::reference on every target")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--no-profile", action="store_true", help="skip the Cortex-M speed proxy")
-    ap.add_argument("--profile-precisions", default="f32,f16,int8,int8-dsp",
-                    help="precisions of the speed proxy (default f32,f16,int8,int8-dsp)")
-    ap.add_argument("--profile-only", action="store_true", help="only the Cortex-M speed proxy")
-    ap.add_argument("--output", help="also write the Markdown here (default: <build-dir>/footprint.md)")
-    ap.add_argument("--details", action="store_true", help="print call-graph details (stack paths, functions)")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    args = ap.parse_args()
-    footprint_build.VERBOSE = args.verbose
-    t_start = time.time()
-    args.include = os.path.abspath(args.include)
-    args.build_dir = os.path.abspath(args.build_dir)
-    targets = [TARGET_BY_NAME[n] for n in args.targets.split(",")]
-    args.target_order = [t.name for t in TARGETS]
-    configs = args.configs.split(",")
-    args.config_order = [c for c in CONFIGS if c in configs]
-    for c in configs:
-        if c not in CONFIGS:
-            sys.exit("unknown config %s" % c)
-    gen = os.path.join(args.build_dir, "gen")
-    os.makedirs(gen, exist_ok=True)
+# The timing table runs forward() 58 x 4 times per row: not for rows whose inference is longer
+# than this (the soft-float Cortex-M3's f32 and f16: 770 M instructions).
+TIMING_LIMIT = 50e6
 
-    names = list(PRECISIONS) if args.precisions == "auto" else args.precisions.split(",")
-    avail = {}
-    for n in names:
-        if n not in PRECISIONS:
-            sys.exit("unknown precision %s" % n)
-        avail[n] = precision_available(PRECISIONS[n], args.include, gen) if n != "f32" else (True, "")
-    precisions = [n for n in names if avail[n][0]]
 
-    # Weights headers (rewritten only when their text changes, so rebuilds are incremental). The
-    # int8 ones are quantised from the f32 ones, on the host, one configuration per job.
-    quantised = any(PRECISIONS[p].literal is None for p in precisions)
-    for c in configs:
-        for p in precisions + (["f32"] if quantised and "f32" not in precisions else []):
-            write_if_changed(os.path.join(gen, "weights_%s_%s.hpp" % (c, p)), weights_header(c, CONFIGS[c], PRECISIONS[p]))
-    args.quant = {}
-    if quantised:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(args.jobs, len(configs)))) as ex:
-            for c, line in zip(configs, ex.map(lambda c: quantised_header(c, CONFIGS[c], gen, args.include), configs)):
-                args.quant[c] = kv_line(line, "sf_fp_quant:") or {}
-
-    xsimd_dir = ""
-    if os.path.isdir("/usr/include/xsimd"):
-        xsimd_dir = os.path.join(args.build_dir, "xsimd_include")
-        os.makedirs(xsimd_dir, exist_ok=True)
-        link = os.path.join(xsimd_dir, "xsimd")
-        if not os.path.islink(link):
-            os.symlink("/usr/include/xsimd", link)
-
-    all_cases = [] if args.profile_only else ["%s_%s" % (c, p) for c in configs for p in precisions]
+def measure(targets, args, all_cases, configs, precisions, xsimd_dir):
+    """Builds, analyses and runs `all_cases` (config_precision) and the speed proxy on `targets`
+    at args.opt: ({(target, precision, config): result}, {(target, config, precision): profile})."""
     results, prof = {}, {}
     # Targets run in parallel (build, analyse, run), longest first; each build gets a share of
     # the jobs.
@@ -144,6 +90,10 @@ def main():
             rc, text, secs = run_program(t, os.path.join(bdir, "fp_%s_profile%s" % (case, t.suffix)), [], 280)
             d = parse_profile(text)
             pr[(t.name, c, p)] = d if d else {"error": "profile failed (exit %d)" % rc}
+            if d and args.timing and d["total"] <= TIMING_LIMIT:
+                rc, text, secs = run_program(t, os.path.join(bdir, "fp_%s_timing%s" % (case, t.suffix)), [], 900)
+                d["timing"] = kv_lines(text, "sf_timing:") or [{"error": "timing failed (exit %d)" % rc}]
+                d["timing_kernels"] = kv_lines(text, "sf_timing_kernel:")
         print("footprint: %s: done in %.0f s" % (t.name, time.time() - t0), file=sys.stderr, flush=True)
         return res, pr
 
@@ -151,6 +101,92 @@ def main():
         for res, pr in ex.map(pipeline, order):
             results.update(res)
             prof.update(pr)
+
+    return results, prof
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--targets", default=",".join(t.name for t in TARGETS))
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--precisions", default="auto",
+                    help="comma list, or auto: f32 plus every listed precision that compiles (default)")
+    ap.add_argument("--include", default=os.path.join(ROOT, "include"), help="staticformer headers to measure")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "footprint"))
+    ap.add_argument("--opt", default="-O2", help="optimisation flags (default -O2)")
+    ap.add_argument("--opt-levels", default="-Os,-O2,-O3",
+                    help="Cortex-M, tiny: also measure at these levels (default -Os,-O2,-O3; '' for none)")
+    ap.add_argument("--reference", action="store_true", help="measure sf::reference on every target")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--no-profile", action="store_true", help="skip the Cortex-M speed proxy")
+    ap.add_argument("--profile-precisions", default="f32,f16,int8,int8-dsp",
+                    help="precisions of the speed proxy (default f32,f16,int8,int8-dsp)")
+    ap.add_argument("--profile-only", action="store_true", help="only the Cortex-M speed proxy")
+    ap.add_argument("--no-timing", dest="timing", action="store_false",
+                    help="skip the Cortex-M timing table (58 inputs x 4 valid_len per core and precision)")
+    ap.add_argument("--output", help="also write the Markdown here (default: <build-dir>/footprint.md)")
+    ap.add_argument("--details", action="store_true", help="print call-graph details (stack paths, functions)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    footprint_build.VERBOSE = args.verbose
+    t_start = time.time()
+    args.include = os.path.abspath(args.include)
+    args.variant = ""  # build directory suffix of the targets (the other optimisation levels)
+    args.build_dir = os.path.abspath(args.build_dir)
+    targets = [TARGET_BY_NAME[n] for n in args.targets.split(",")]
+    args.target_order = [t.name for t in TARGETS]
+    configs = args.configs.split(",")
+    args.config_order = [c for c in CONFIGS if c in configs]
+    for c in configs:
+        if c not in CONFIGS:
+            sys.exit("unknown config %s" % c)
+    gen = os.path.join(args.build_dir, "gen")
+    os.makedirs(gen, exist_ok=True)
+
+    names = list(PRECISIONS) if args.precisions == "auto" else args.precisions.split(",")
+    avail = {}
+    for n in names:
+        if n not in PRECISIONS:
+            sys.exit("unknown precision %s" % n)
+        avail[n] = precision_available(PRECISIONS[n], args.include, gen) if n != "f32" else (True, "")
+    precisions = [n for n in names if avail[n][0]]
+
+    # Weights headers (rewritten only when their text changes, so rebuilds are incremental). The
+    # int8 ones are quantised from the f32 ones, on the host, one configuration per job.
+    quantised = any(PRECISIONS[p].literal is None for p in precisions)
+    for c in configs:
+        for p in precisions + (["f32"] if quantised and "f32" not in precisions else []):
+            write_if_changed(os.path.join(gen, "weights_%s_%s.hpp" % (c, p)), weights_header(c, CONFIGS[c], PRECISIONS[p]))
+    args.quant = {}
+    if quantised:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(args.jobs, len(configs)))) as ex:
+            for c, line in zip(configs, ex.map(lambda c: quantised_header(c, CONFIGS[c], gen, args.include), configs)):
+                args.quant[c] = kv_line(line, "sf_fp_quant:") or {}
+
+    xsimd_dir = ""
+    if os.path.isdir("/usr/include/xsimd"):
+        xsimd_dir = os.path.join(args.build_dir, "xsimd_include")
+        os.makedirs(xsimd_dir, exist_ok=True)
+        link = os.path.join(xsimd_dir, "xsimd")
+        if not os.path.islink(link):
+            os.symlink("/usr/include/xsimd", link)
+
+    all_cases = [] if args.profile_only else ["%s_%s" % (c, p) for c in configs for p in precisions]
+    results, prof = measure(targets, args, all_cases, configs, precisions, xsimd_dir)
+
+    # The same Cortex-M programs (tiny) at the other optimisation levels a firmware user builds
+    # with: code, stack and instructions per level (footprint_report.levels_section).
+    args.levels = {args.opt: (results, prof)}
+    level_targets = [t for t in targets if t.bare]
+    if "tiny" in configs and level_targets and not args.profile_only:
+        for level in [o for o in args.opt_levels.split(",") if o and o != args.opt]:
+            print("footprint: %s ..." % level, file=sys.stderr, flush=True)
+            la = argparse.Namespace(**vars(args))
+            la.opt, la.variant, la.timing = level, "-" + level.lstrip("-"), False
+            args.levels[level] = measure(level_targets, la, ["tiny_%s" % p for p in precisions], ["tiny"],
+                                         precisions, xsimd_dir)
+        order = [o for o in args.opt_levels.split(",") if o in args.levels]
+        args.levels = {o: args.levels[o] for o in order + [o for o in args.levels if o not in order]}
 
     text = report(results, prof, args, avail, time.time() - t_start)
     print(text)

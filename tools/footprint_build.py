@@ -77,7 +77,7 @@ def precision_available(prec, include_dir, gen_dir):
 
 
 def configure_and_build(target, build_dir, args, cases, profile_cases, xsimd_dir, jobs):
-    bdir = os.path.join(build_dir, target.name)
+    bdir = os.path.join(build_dir, target.name + getattr(args, "variant", ""))
     ninja = shutil.which("ninja") is not None
     cache = os.path.join(bdir, "CMakeCache.txt")
     if os.path.exists(cache):  # keep the generator an existing build directory was made with

@@ -178,6 +178,8 @@ def report(results, prof, args, avail, elapsed):
     budget_section(out, results)
     if prof:
         profile_section(out, prof, args)
+        timing_section(out, prof, args)
+    levels_section(out, args)
     out.append("\n(%d s on %d jobs)" % (elapsed, args.jobs))
     return "\n".join(out)
 
@@ -303,3 +305,85 @@ def profile_section(out, prof, args):
         for w in warn:
             out.append("Warning: " + w + "\n")
 
+
+
+def levels_section(out, args):
+    """Cortex-M, tiny: code, stack and instructions per optimisation level, and the -O3 / -O2
+    ratio of instructions (the issue's bound: at most 1.10)."""
+    levels = getattr(args, "levels", {})
+    if len(levels) < 2:
+        return
+    names = list(levels)
+    rows = sorted({(t, p) for res, _ in levels.values() for (t, p, c) in res if c == "tiny"},
+                  key=lambda k: (args.target_order.index(k[0]), list(PRECISIONS).index(k[1])))
+    if not rows:
+        return
+    out.append("## Optimisation levels (Cortex-M, tiny, valid_len = seq_len)\n")
+    out.append("The same programs built with each level (everything else as above). Code and stack: forward()'s "
+               "call graph; instructions: the speed proxy's total.\n")
+    out.append("| core | precision | " + " | ".join("code %s" % n for n in names) + " | " +
+               " | ".join("stack %s" % n for n in names) + " | " +
+               " | ".join("instructions %s" % n for n in names) +
+               (" | -O3 / -O2 |" if "-O2" in names and "-O3" in names else " |"))
+    out.append("|---|---|" + "--:|" * (3 * len(names) + ("-O2" in names and "-O3" in names)))
+    for t, p in rows:
+        code, stack, instr = [], [], []
+        for n in names:
+            res, prof = levels[n]
+            a = res.get((t, p, "tiny"), {}).get("analysis")
+            code.append(fmt(a["cg"]["code"]) if a else "—")
+            stack.append(fmt(a["cg"]["stack"]) if a else "—")
+            pr = prof.get((t, "tiny", p))
+            instr.append(pr["total"] if pr and "total" in pr else None)
+        cells = code + stack + [fmt(i) if i is not None else "—" for i in instr]
+        if "-O2" in names and "-O3" in names:
+            o2, o3 = instr[names.index("-O2")], instr[names.index("-O3")]
+            cells.append("%.2f" % (o3 / o2) if o2 and o3 else "—")
+        out.append("| %s | %s | %s |" % (t, p, " | ".join(cells)))
+    out.append("")
+
+
+def timing_section(out, prof, args):
+    """Fewest and most instructions per inference over the timing program's inputs, per core,
+    precision and valid_len (ports/footprint/timing.hpp)."""
+    rows = sorted(((t, c, p), d) for (t, c, p), d in prof.items() if d.get("timing"))
+    if not rows:
+        return
+    rows.sort(key=lambda r: (args.config_order.index(r[0][1]), args.target_order.index(r[0][0]),
+                             list(PRECISIONS).index(r[0][2])))
+    out.append("## Timing you can plan on: instructions per inference over many inputs\n")
+    out.append("`sf::forward` on each of %s inputs (random at four scales, all-equal, extreme, saturating, "
+               "one-hot, alternating rows; `ports/footprint/timing.hpp`) at each valid_len: the fewest and the "
+               "most instructions (QEMU `-icount shift=0`, exact to within 4 instructions; one number where "
+               "they are equal). Where they differ, the input that took longest is named.\n" %
+               next((r["inputs"] for _, d in rows for r in d["timing"] if "inputs" in r), "?"))
+    lens = []
+    for _, d in rows:
+        for r in d["timing"]:
+            if "valid_len" in r and int(r["valid_len"]) not in lens:
+                lens.append(int(r["valid_len"]))
+    lens.sort()
+    out.append("| core | config | precision | " + " | ".join("valid_len %d" % n for n in lens) +
+               " | max / min | longest on |")
+    out.append("|---|---|---|" + "--:|" * len(lens) + "--:|---|")
+    for (t, c, p), d in rows:
+        by = {int(r["valid_len"]): r for r in d["timing"] if "valid_len" in r}
+        if not by:
+            out.append("| %s | %s | %s | %s |" % (t, c, p, d["timing"][0].get("error", "no output")))
+            continue
+        cells, ratio, longest = [], 1.0, set()
+        for n in lens:
+            r = by.get(n)
+            if r is None:
+                cells.append("—")
+                continue
+            lo, hi = int(r["min"]), int(r["max"])
+            cells.append(fmt(lo) if lo == hi else "%s – %s" % (fmt(lo), fmt(hi)))
+            ratio = max(ratio, hi / lo if lo else 1.0)
+            if hi != lo:
+                longest.add(r["max_input"])
+            if r.get("not_ok", "0") != "0":
+                cells[-1] += " (%s not ok)" % r["not_ok"]
+        out.append("| %s | %s | %s | %s | %.3f | %s |" % (t, c, p, " | ".join(cells), ratio,
+                                                       ", ".join(sorted(longest)) or "—"))
+    out.append("")

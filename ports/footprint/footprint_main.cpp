@@ -10,6 +10,7 @@
 //   sf_fp_main_probe    forward() with the stack painted below the caller's SP, then one line:
 //                       backend, status, output CRC-32, stack high-water mark.
 //   sf_fp_main_profile  Cortex-M only: instructions per inference by kernel (kernel_profile.hpp).
+//   sf_fp_main_timing   Cortex-M only: fewest and most instructions over 58 inputs (timing.hpp).
 //
 // SF_FP_WEIGHTS_HEADER names the generated header (build/footprint/gen, written by
 // tools/footprint.py): namespace sf_fp { using config = ...; using precision = ...;
@@ -147,5 +148,5 @@ extern "C" int sf_fp_main_probe(int argc, char** argv) {
 }
 
 #if SF_FP_BARE_METAL
-#include "kernel_profile.hpp"
+#include "timing.hpp"  // and kernel_profile.hpp
 #endif

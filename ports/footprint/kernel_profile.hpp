@@ -46,95 +46,127 @@ volatile std::uint32_t span_start;  // volatile: stored and reloaded, never held
 
 inline std::uint32_t systick_value() { return *reinterpret_cast<volatile const std::uint32_t*>(0xE000E018u); }
 
-template <kind K>
+// Iterations of a four-instruction loop until SysTick's current value changes: where in the
+// current tick (40 instructions on MPS2) the caller stands, to within 4 instructions.
+constexpr int spin_instructions = 4;
+__attribute__((always_inline)) inline std::uint32_t spin_to_edge() {
+    const volatile std::uint32_t* cvr = reinterpret_cast<const volatile std::uint32_t*>(0xE000E018u);
+    const std::uint32_t start = *cvr;
+    std::uint32_t spins = 0, now;
+    asm volatile(
+        "1: ldr %1, [%2]\n"
+        "   add %0, %0, #1\n"
+        "   cmp %1, %3\n"
+        "   beq 1b\n"
+        : "+r"(spins), "=&r"(now)
+        : "r"(cvr), "r"(start)
+        : "cc", "memory");
+    return spins;
+}
+
+// Exact spans (timing.hpp's kernel table): the span starts at a tick edge and, after the
+// kernel, spins to the next one; ticks x (ns per tick) - 4 spins is the kernel's count plus a
+// constant per span, to within 4 instructions.
+std::uint32_t exact_ticks[k_count];
+std::uint32_t exact_spins[k_count];
+
+template <kind K, bool Exact = false>
 struct span {
-    __attribute__((always_inline)) span() { span_start = systick_value(); }
+    __attribute__((always_inline)) span() {
+        if (Exact) spin_to_edge();
+        span_start = systick_value();
+    }
     __attribute__((always_inline)) ~span() {
+        const std::uint32_t spins = Exact ? spin_to_edge() : 0;
         const std::uint32_t end = systick_value();
-        span_ticks[K] += (span_start - end) & 0xFFFFFFu;  // a down-counter
+        (Exact ? exact_ticks : span_ticks)[K] += (span_start - end) & 0xFFFFFFu;  // a down-counter
+        if (Exact) exact_spins[K] += spins;
         ++span_calls[K];
     }
 };
 
 using base = sf::kernel_set<sf::reference>;
 
-struct profiled : base {
+template <bool Exact = false>
+struct profiled_spans : base {
     // W: float (f32 weights) or the f16 storage type, as kernel_set<reference> takes them.
     template <int In, int Out, int WStride = Out, class W>
     static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
-        span<k_linear> s;
+        span<k_linear, Exact> s;
         base::linear<In, Out, WStride>(x, rows, w, b, y);
     }
     template <int N, class W>
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
-        span<k_layer_norm> s;
+        span<k_layer_norm, Exact> s;
         base::layer_norm<N>(x, rows, g, b, eps, y);
     }
     template <int HeadDim, int KStride, int QStride>
     static void attention_scores(const float* q, int rows, const float* kt, int n, float* out) noexcept {
-        span<k_scores> s;
+        span<k_scores, Exact> s;
         base::attention_scores<HeadDim, KStride, QStride>(q, rows, kt, n, out);
     }
     template <int Stride>
     static void softmax(float* p, int rows, int n) noexcept {
-        span<k_softmax> s;
+        span<k_softmax, Exact> s;
         base::softmax<Stride>(p, rows, n);
     }
     template <int HeadDim, int VStride, int PStride>
     static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-        span<k_context> s;
+        span<k_context, Exact> s;
         base::attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
     }
     template <sf::activation_kind Act>
     static void activate(float* x, int n) noexcept {
-        span<k_activation> s;
+        span<k_activation, Exact> s;
         base::activate<Act>(x, n);
     }
     static void add(float* y, const float* x, int n) noexcept {
-        span<k_add> s;
+        span<k_add, Exact> s;
         base::add(y, x, n);
     }
 };
 
+using profiled = profiled_spans<>;
+
 // int8: the same spans around every kernel of K (int8_kernel_set<backend>).
-template <class K>
+template <class K, bool Exact = false>
 struct profiled_int8 : K {
     template <int In, int Out>
     static void linear(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-        span<k_linear> s;
+        span<k_linear, Exact> s;
         K::linear(x, rows, p, y);
     }
     template <int N>
     static void layer_norm(const std::int8_t* x, int rows, const sf::layer_norm_int8<N>& p, std::int8_t* y) noexcept {
-        span<k_layer_norm> s;
+        span<k_layer_norm, Exact> s;
         K::layer_norm(x, rows, p, y);
     }
     template <int HeadDim, int KStride>
     static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* out) noexcept {
-        span<k_scores> s;
+        span<k_scores, Exact> s;
         K::template attention_scores<HeadDim, KStride>(q, kt, n, out);
     }
     static void softmax(std::int32_t* sc, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
-        span<k_softmax> s;
+        span<k_softmax, Exact> s;
         K::softmax(sc, n, m, p);
     }
     template <int Stride>
     static void softmax_rows(std::int32_t* sc, int rows, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
-        span<k_softmax> s;
+        span<k_softmax, Exact> s;
         K::template softmax_rows<Stride>(sc, rows, n, m, p);
     }
     template <int HeadDim, int VStride>
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {
-        span<k_context> s;
+        span<k_context, Exact> s;
         K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx);
     }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-        span<k_activation> s;
+        span<k_activation, Exact> s;
         K::activate(x, n, table);
     }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const sf::add_int8& p) noexcept {
-        span<k_add> s;
+        span<k_add, Exact> s;
         K::add(x, a, n, p);
     }
 };
@@ -149,23 +181,29 @@ auto& workspace = sf_fp_workspace;
 
 // The plain run is sf_fp_run() itself: sf::forward with the measured backend (on Cortex-M
 // sf::reference, or for int8 sf::cortex_m_dsp).
-template <class W, class Ws>
+template <bool Exact, class W, class Ws>
 int run_split(const W& w, Ws& ws, int n) {  // f32, f16
     static_assert(sizeof(W) == 0 || std::is_same<sf_fp::backend, sf::reference>::value,
                   "float on Cortex-M runs the reference backend");
-    return int(sf::forward_with<profiled>(w, ws, x, y, n));
+    return int(sf::forward_with<profiled_spans<Exact>>(w, ws, x, y, n));
 }
-template <class Ws>
+template <bool Exact, class Ws>
 int run_split(const sf::encoder_weights<config, sf::int8>& w, Ws& ws, int n) {
-    return int(sf::forward_with<profiled_int8<sf::int8_kernel_set<sf_fp::backend>>>(w, ws, x, y, n));
+    return int(sf::forward_with<profiled_int8<sf::int8_kernel_set<sf_fp::backend>, Exact>>(w, ws, x, y, n));
 }
 
 inline int plain(int n) { return sf_fp_run(x, y, n); }
 __attribute__((noinline, noipa)) int split(int n) {
     for (std::uint32_t& t : span_ticks) t = 0;
     for (std::uint32_t& c : span_calls) c = 0;
-    return run_split(sf_fp::weights, workspace, n);
+    return run_split<false>(sf_fp::weights, workspace, n);
 }
+// The split with exact spans (timing.hpp): exact_ticks and exact_spins per kernel.
+__attribute__((noinline, noipa)) int exact_split(int n) {
+    for (int k = 0; k < k_count; ++k) exact_ticks[k] = exact_spins[k] = span_calls[k] = 0;
+    return run_split<true>(sf_fp::weights, workspace, n);
+}
+
 // A varying delay between the spans (outside them) spreads their start over the phases of a
 // SysTick tick, so the quantisation of the average is unbiased here too.
 __attribute__((noinline, noipa)) void empty_spans(int n) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "../config.hpp"
+
 namespace staticformer {
 namespace math {
 
@@ -144,24 +146,61 @@ struct q32_reciprocal {
     }
 };
 
-// floor(sqrt(v)), bit by bit. Each step's choice is a select, not a branch: the choices follow
-// the data, and mispredicted branches cost more than the whole arithmetic.
+// floor(sqrt(v)), digit by digit: two bits of v per step, top first. After each step root is
+// the square root of the bits taken so far and rem = those bits - root^2 <= 2 root. Each step's
+// choice is a select, not a branch, and all 32 steps run whatever v: the same instructions for
+// every input, which firmware timing relies on. v's high word fits 32-bit arithmetic (root <
+// 2^16); the low word's steps need rem and the trial in 64 bits.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
-    std::uint64_t root = 0, bit = std::uint64_t(1) << 62;
-    while (bit > v) bit >>= 2;
-    while (bit != 0) {
-        const std::uint64_t trial = root + bit;
-        const std::uint64_t take = v >= trial ? ~std::uint64_t(0) : 0;  // all ones or zero
-        v -= trial & take;
-        root = (root >> 1) + (bit & take);
-        bit >>= 2;
+    const std::uint32_t high = std::uint32_t(v >> 32), low = std::uint32_t(v);
+    std::uint32_t root = 0, rem = 0;
+    for (int i = 30; i >= 0; i -= 2) {
+        rem = (rem << 2) | ((high >> i) & 3u);
+        const std::uint32_t trial = (root << 2) | 1u;  // (2 root + 1)^2 - (2 root)^2
+        const std::uint32_t take = std::uint32_t(rem >= trial);
+        rem -= trial & (0u - take);
+        root = (root << 1) | take;
     }
-    return std::uint32_t(root);
+    std::uint64_t wide = rem;
+    for (int i = 30; i >= 0; i -= 2) {
+        wide = (wide << 2) | ((low >> i) & 3u);
+        const std::uint64_t trial = (std::uint64_t(root) << 2) | 1u;
+        const std::uint32_t take = std::uint32_t(wide >= trial);
+        wide -= trial & (0u - std::uint64_t(take));
+        root = (root << 1) | take;
+    }
+    return root;
 }
 
-// round(v / 2^n) for v >= 0, ties up.
+// round(v / 2^n) for v >= 0 and 0 <= n <= 30, ties up (n = 0: the half is 0, v as it is).
 constexpr std::int32_t round_shift(std::int32_t v, int n) noexcept {
-    return n == 0 ? v : (v + (std::int32_t(1) << (n - 1))) >> n;
+    return (v + ((std::int32_t(1) << n) >> 1)) >> n;
+}
+
+// floor(2^K / d) for d >= 1 whose quotient is below 2^Bits: long division, one quotient bit per
+// step, Bits steps whatever d. (A 64-bit division is a library call on 32-bit cores, whose
+// time depends on the operands; this one's instructions do not.) Before the quotient's bit
+// Bits - 1 the remainder is 2^(K - Bits), or 0 while the dividend's one bit is still to come.
+// Every step is 32-bit arithmetic: the quotient bits above 32 collect in `high`.
+namespace detail {
+STATICFORMER_ALWAYS_INLINE constexpr std::uint32_t division_step(std::uint32_t& r, std::uint32_t d,
+                                                                 bool dividend_bit) noexcept {
+    const std::uint32_t carry = r >> 31;  // 2r >= 2^32 > d: the step takes d
+    r = (r << 1) | std::uint32_t(dividend_bit);
+    const std::uint32_t take = carry | std::uint32_t(r >= d);
+    r -= d & (0u - take);  // mod 2^32: the true 2r - d is below d
+    return take;
+}
+}  // namespace detail
+
+template <int K, int Bits>
+constexpr std::uint64_t power_of_two_over(std::uint32_t d) noexcept {
+    static_assert(Bits >= 32 && Bits <= 63 && K <= 62 && K - Bits < 31, "2^K / d in Bits steps");
+    std::uint32_t r = K >= Bits ? std::uint32_t(1) << (K >= Bits ? K - Bits : 0) : 0;
+    std::uint32_t high = 0, low = 0;
+    for (int i = Bits - 1; i >= 32; --i) high = (high << 1) | detail::division_step(r, d, i == K);
+    for (int i = 31; i >= 0; --i) low = (low << 1) | detail::division_step(r, d, i == K);
+    return (std::uint64_t(high) << 32) | low;
 }
 
 // ---- 2^-f, the integer softmax's exponential ----------------------------------------------
@@ -200,12 +239,14 @@ static_assert(exp2_table.value[0] == 32768 && exp2_table.value[256] == 16384, "e
 // 2^(-u / 2^16) in Q15 for u >= 0: the fraction's top 8 bits pick a table interval, its low 8
 // bits interpolate linearly, the integer part shifts (with rounding). 0 once below 2^-16.
 constexpr std::int32_t exp2_neg_q16(std::int32_t u) noexcept {
+    // Branch-free, so that every score costs the same: for whole > 15 the shift is whole mod 16
+    // and the result is masked to 0.
     const int whole = u >> 16;
-    if (whole > 15) return 0;
+    const std::int32_t in_range = -std::int32_t(whole <= 15);
     const int i = (u >> 8) & 0xff, r = u & 0xff;
     const std::int32_t a = exp2_table.value[i], b = exp2_table.value[i + 1];
     const std::int32_t v = a - (((a - b) * r + 128) >> 8);
-    return round_shift(v, whole);
+    return round_shift(v, whole & 15) & in_range;
 }
 
 }  // namespace math

@@ -22,7 +22,9 @@ template <int N>
 inline norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq, const layer_norm_int8<N>& p) noexcept {
     const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
     const std::uint32_t den = math::isqrt(std::uint64_t(variance + p.eps));
-    return {sum, den == 0 ? 0 : (std::int64_t(1) << 40) / den};
+    // den >= 1: 2^40 / den <= 2^40, a 41-bit quotient; den == 0 (a constant row, eps 0): 0.
+    const std::int64_t reciprocal = std::int64_t(math::power_of_two_over<40, 41>(den | std::uint32_t(den == 0)));
+    return {sum, reciprocal & -std::int64_t(den != 0)};
 }
 
 template <int N>

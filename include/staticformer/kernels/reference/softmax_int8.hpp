@@ -15,7 +15,8 @@ inline std::int32_t softmax_exp(std::int32_t max, std::int32_t score, math::fixe
     return math::exp2_neg_q16(math::rescale(max - score, logits.multiplier, logits.shift));
 }
 inline std::int64_t softmax_reciprocal(std::int32_t sum) noexcept {
-    return (std::int64_t(1) << 46) / sum;  // sum >= 2^15 (the maximum's term): at most 2^31
+    // sum >= 2^15 (the maximum's term): 2^46 / sum <= 2^31, a 32-bit quotient.
+    return std::int64_t(math::power_of_two_over<46, 32>(std::uint32_t(sum)));
 }
 inline std::int16_t softmax_probability(std::int32_t e, std::int64_t reciprocal) noexcept {
     const std::int64_t q = (e * reciprocal + (std::int64_t(1) << 30)) >> 31;
