@@ -170,25 +170,75 @@ TEST(FixedPoint, IntegerSquareRoot) {
     EXPECT_EQ(math::isqrt(~std::uint64_t(0)), 4294967295u);
     EXPECT_EQ(math::isqrt(std::uint64_t(4294967295u) * 4294967295u), 4294967295u);
     EXPECT_EQ(math::isqrt(std::uint64_t(4294967295u) * 4294967295u - 1), 4294967294u);
+    // isqrt32, LayerNorm's root when the radicand fits 32 bits.
+    for (std::uint32_t v = 0; v < (1u << 20); ++v) ASSERT_EQ(math::isqrt32(v), math::isqrt(v)) << v;
+    for (int i = 0; i < 200000; ++i) {
+        const std::uint32_t v = std::uint32_t(g.next() >> (32 + g.next() % 32));
+        ASSERT_EQ(math::isqrt32(v), math::isqrt(v)) << v;
+    }
+    for (std::uint32_t r : {65535u, 65534u, 46341u, 46340u, 32768u})
+        for (std::uint32_t v : {r * r - 1, r * r, r * r + 2 * r})
+            ASSERT_EQ(math::isqrt32(v), math::isqrt(v)) << v;
+    EXPECT_EQ(math::isqrt32(0xffffffffu), 65535u);
 }
 
 // The branch-free forms firmware timing relies on give what the plain formulas give: the 64-bit
-// division, the early return of exp2_neg_q16 and round_shift's n == 0 case.
+// division (also checked for every d below 2^32 once, by hand: tools-free, a loop like these), the early return of exp2_neg_q16 and round_shift's n == 0 case.
 TEST(FixedPoint, PowerOfTwoOverIsTheDivision) {
-    static_assert(math::power_of_two_over<46, 32>(1u << 15) == (std::uint64_t(1) << 31), "");
-    static_assert(math::power_of_two_over<40, 41>(1) == (std::uint64_t(1) << 40), "");
-    static_assert(math::power_of_two_over<40, 41>(0xffffffffu) == 256, "");
+    static_assert(math::power_of_two_over<46>(1u << 15) == (std::uint64_t(1) << 31), "");
+    static_assert(math::power_of_two_over<40>(1) == (std::uint64_t(1) << 40), "");
+    static_assert(math::power_of_two_over<40>(0xffffffffu) == 256, "");
     splitmix64 g{5};
     for (int i = 0; i < 300000; ++i) {
         const std::uint32_t any = std::uint32_t(g.next() >> (32 + g.next() % 32)) | 1u;
-        ASSERT_EQ((math::power_of_two_over<40, 41>(any)), (std::uint64_t(1) << 40) / any) << any;
+        ASSERT_EQ((math::power_of_two_over<40>(any)), (std::uint64_t(1) << 40) / any) << any;
         const std::uint32_t sum = std::uint32_t(1u << 15) + std::uint32_t(g.next() >> (33 + g.next() % 31));
-        ASSERT_EQ((math::power_of_two_over<46, 32>(sum)), (std::uint64_t(1) << 46) / sum) << sum;
+        ASSERT_EQ((math::power_of_two_over<46>(sum)), (std::uint64_t(1) << 46) / sum) << sum;
     }
-    for (std::uint32_t d = 1; d < 70000; ++d) ASSERT_EQ((math::power_of_two_over<40, 41>(d)), (std::uint64_t(1) << 40) / d);
+    for (std::uint32_t d = 1; d < (1u << 20); ++d) ASSERT_EQ((math::power_of_two_over<40>(d)), (std::uint64_t(1) << 40) / d);
+    // Near every power of two (the normalisation shifts) and near every multiple of 2^16 (the
+    // digit estimates), where the corrections are needed.
+    for (int e = 15; e < 32; ++e)
+        for (std::int64_t k = -70; k <= 70; ++k) {
+            const std::uint32_t d = std::uint32_t((std::int64_t(1) << e) + k);
+            ASSERT_EQ((math::power_of_two_over<40>(d)), (std::uint64_t(1) << 40) / d) << d;
+            ASSERT_EQ((math::power_of_two_over<46>(d)), (std::uint64_t(1) << 46) / d) << d;
+            ASSERT_EQ((math::divide_shifted(d / 3, d)), (std::uint64_t(d / 3) << 32) / d) << d;
+            ASSERT_EQ((math::divide_shifted(d - 1, d)), (std::uint64_t(d - 1) << 32) / d) << d;
+        }
+    for (int i = 0; i < 300000; ++i) {
+        const std::uint32_t d = std::uint32_t(g.next() >> 32) | 1u, high = std::uint32_t(g.next() >> 32) % d;
+        ASSERT_EQ(math::divide_shifted(high, d), (std::uint64_t(high) << 32) / d) << high << " / " << d;
+    }
     for (std::uint32_t d : {0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu}) {
-        ASSERT_EQ((math::power_of_two_over<40, 41>(d)), (std::uint64_t(1) << 40) / d) << d;
-        ASSERT_EQ((math::power_of_two_over<46, 32>(d)), (std::uint64_t(1) << 46) / d) << d;
+        ASSERT_EQ((math::power_of_two_over<40>(d)), (std::uint64_t(1) << 40) / d) << d;
+        ASSERT_EQ((math::power_of_two_over<46>(d)), (std::uint64_t(1) << 46) / d) << d;
+    }
+}
+
+// layer_norm_stats takes a 32-bit root when eps keeps the radicand below 2^32 (a choice by the
+// weights): the statistics of the plain formula on both sides of that threshold, on the rows
+// with the largest variance (half -128, half 127), the smallest (constant) and random ones.
+TEST(FixedPoint, LayerNormStatsAtTheRootThreshold) {
+    constexpr int N = 64;
+    constexpr std::int64_t threshold = (std::int64_t(1) << 32) - std::int64_t(N) * N * (1 << 14);
+    splitmix64 g{17};
+    sf::layer_norm_int8<N> p{};
+    for (std::int64_t eps : {std::int64_t(0), std::int64_t(1), threshold - 1, threshold, threshold + 1,
+                             std::int64_t(1) << 40, std::int64_t(1) << 62}) {
+        p.eps = eps;
+        for (int row = 0; row < 300; ++row) {
+            std::int8_t x[N];
+            for (int c = 0; c < N; ++c)
+                x[c] = row == 0 ? std::int8_t(c % 2 ? 127 : -128) : row == 1 ? std::int8_t(-7) : std::int8_t(g.next());
+            std::int64_t sum = 0, sum_sq = 0;
+            for (int c = 0; c < N; ++c) sum += x[c], sum_sq += x[c] * x[c];
+            const std::uint64_t radicand = std::uint64_t(N * sum_sq - sum * sum + eps);
+            const std::uint32_t den = math::isqrt(radicand);
+            const sf::kernels::reference::norm_stats_int8 s = sf::kernels::reference::layer_norm_stats(x, p);
+            ASSERT_EQ(s.sum, sum);
+            ASSERT_EQ(s.reciprocal, den == 0 ? 0 : (std::int64_t(1) << 40) / den) << eps << " row " << row;
+        }
     }
 }
 

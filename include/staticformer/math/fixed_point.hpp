@@ -148,27 +148,33 @@ struct q32_reciprocal {
 
 // floor(sqrt(v)), digit by digit: two bits of v per step, top first. After each step root is
 // the square root of the bits taken so far and rem = those bits - root^2 <= 2 root. Each step's
-// choice is a select, not a branch, and all 32 steps run whatever v: the same instructions for
-// every input, which firmware timing relies on. v's high word fits 32-bit arithmetic (root <
-// 2^16); the low word's steps need rem and the trial in 64 bits.
+// choice is a select, not a branch, and every step runs whatever v: the same instructions for
+// every input, which firmware timing relies on.
+namespace detail {
+template <class Rem>
+STATICFORMER_ALWAYS_INLINE constexpr void sqrt_step(Rem& rem, std::uint32_t& root, std::uint32_t two_bits) noexcept {
+    rem = (rem << 2) | two_bits;
+    const Rem trial = (Rem(root) << 2) | 1u;  // (2 root + 1)^2 - (2 root)^2
+    const std::uint32_t take = std::uint32_t(rem >= trial);
+    rem -= trial & (Rem(0) - Rem(take));
+    root = (root << 1) | take;
+}
+}  // namespace detail
+
+// 16 steps in 32-bit arithmetic (root < 2^16, rem < 2^17).
+constexpr std::uint32_t isqrt32(std::uint32_t v) noexcept {
+    std::uint32_t root = 0, rem = 0;
+    for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(rem, root, (v >> i) & 3u);
+    return root;
+}
+
+// 32 steps: v's high word as isqrt32, the low word's steps with rem and the trial in 64 bits.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
     const std::uint32_t high = std::uint32_t(v >> 32), low = std::uint32_t(v);
     std::uint32_t root = 0, rem = 0;
-    for (int i = 30; i >= 0; i -= 2) {
-        rem = (rem << 2) | ((high >> i) & 3u);
-        const std::uint32_t trial = (root << 2) | 1u;  // (2 root + 1)^2 - (2 root)^2
-        const std::uint32_t take = std::uint32_t(rem >= trial);
-        rem -= trial & (0u - take);
-        root = (root << 1) | take;
-    }
+    for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(rem, root, (high >> i) & 3u);
     std::uint64_t wide = rem;
-    for (int i = 30; i >= 0; i -= 2) {
-        wide = (wide << 2) | ((low >> i) & 3u);
-        const std::uint64_t trial = (std::uint64_t(root) << 2) | 1u;
-        const std::uint32_t take = std::uint32_t(wide >= trial);
-        wide -= trial & (0u - std::uint64_t(take));
-        root = (root << 1) | take;
-    }
+    for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(wide, root, (low >> i) & 3u);
     return root;
 }
 
@@ -177,30 +183,41 @@ constexpr std::int32_t round_shift(std::int32_t v, int n) noexcept {
     return (v + ((std::int32_t(1) << n) >> 1)) >> n;
 }
 
-// floor(2^K / d) for d >= 1 whose quotient is below 2^Bits: long division, one quotient bit per
-// step, Bits steps whatever d. (A 64-bit division is a library call on 32-bit cores, whose
-// time depends on the operands; this one's instructions do not.) Before the quotient's bit
-// Bits - 1 the remainder is 2^(K - Bits), or 0 while the dividend's one bit is still to come.
-// Every step is 32-bit arithmetic: the quotient bits above 32 collect in `high`.
-namespace detail {
-STATICFORMER_ALWAYS_INLINE constexpr std::uint32_t division_step(std::uint32_t& r, std::uint32_t d,
-                                                                 bool dividend_bit) noexcept {
-    const std::uint32_t carry = r >> 31;  // 2r >= 2^32 > d: the step takes d
-    r = (r << 1) | std::uint32_t(dividend_bit);
-    const std::uint32_t take = carry | std::uint32_t(r >= d);
-    r -= d & (0u - take);  // mod 2^32: the true 2r - d is below d
-    return take;
+// floor(high * 2^32 / d) for high < d (a 32-bit quotient): long division in base 2^16 with the
+// divisor normalised (Knuth's algorithm D, as Hacker's Delight's divlu with a zero low word).
+// Each 16-bit quotient digit is estimated by one 32-bit division and is at most 2 too large;
+// the two corrections run as selects whatever the data, so the instructions are the same for
+// every input where 32-bit division is an instruction (Cortex-M3 and later), unlike a 64-bit
+// division, a library call whose time depends on the operands on 32-bit cores.
+STATICFORMER_ALWAYS_INLINE constexpr std::uint32_t divide_shifted(std::uint32_t high, std::uint32_t d) noexcept {
+    constexpr std::uint32_t b = 1u << 16;
+    const int s = __builtin_clz(d);
+    const std::uint32_t v = d << s, v1 = v >> 16, v0 = v & 0xffffu;
+    const std::uint32_t u = high << s;  // < v: the top digits of the dividend
+    // One quotient digit of (numerator * 2^16) / v, numerator < v.
+    const auto digit = [&](std::uint32_t numerator) {
+        std::uint32_t q = numerator / v1, rest = numerator - q * v1;
+        for (int k = 0; k < 2; ++k) {
+            const std::uint32_t too_big = std::uint32_t(rest < b) & (std::uint32_t(q >= b) | std::uint32_t(q * v0 > b * rest));
+            q -= too_big;
+            rest += v1 & (0u - too_big);
+        }
+        return q;
+    };
+    const std::uint32_t q1 = digit(u);
+    const std::uint32_t middle = u * b - q1 * v;  // (u * 2^16) mod v, mod 2^32
+    const std::uint32_t q0 = digit(middle);
+    return q1 * b + q0;
 }
-}  // namespace detail
 
-template <int K, int Bits>
+// floor(2^K / d) for d >= 1 and 32 <= K <= 62: the quotient's high word by a 32-bit division,
+// its low word by divide_shifted.
+template <int K>
 constexpr std::uint64_t power_of_two_over(std::uint32_t d) noexcept {
-    static_assert(Bits >= 32 && Bits <= 63 && K <= 62 && K - Bits < 31, "2^K / d in Bits steps");
-    std::uint32_t r = K >= Bits ? std::uint32_t(1) << (K >= Bits ? K - Bits : 0) : 0;
-    std::uint32_t high = 0, low = 0;
-    for (int i = Bits - 1; i >= 32; --i) high = (high << 1) | detail::division_step(r, d, i == K);
-    for (int i = 31; i >= 0; --i) low = (low << 1) | detail::division_step(r, d, i == K);
-    return (std::uint64_t(high) << 32) | low;
+    static_assert(K >= 32 && K <= 62, "2^K / d for 32 <= K <= 62");
+    constexpr std::uint32_t top = std::uint32_t(1) << (K - 32);
+    const std::uint32_t high = top / d;
+    return (std::uint64_t(high) << 32) | divide_shifted(top - high * d, d);
 }
 
 // ---- 2^-f, the integer softmax's exponential ----------------------------------------------

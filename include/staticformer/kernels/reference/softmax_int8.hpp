@@ -16,7 +16,7 @@ inline std::int32_t softmax_exp(std::int32_t max, std::int32_t score, math::fixe
 }
 inline std::int64_t softmax_reciprocal(std::int32_t sum) noexcept {
     // sum >= 2^15 (the maximum's term): 2^46 / sum <= 2^31, a 32-bit quotient.
-    return std::int64_t(math::power_of_two_over<46, 32>(std::uint32_t(sum)));
+    return std::int64_t(math::power_of_two_over<46>(std::uint32_t(sum)));
 }
 inline std::int16_t softmax_probability(std::int32_t e, std::int64_t reciprocal) noexcept {
     const std::int64_t q = (e * reciprocal + (std::int64_t(1) << 30)) >> 31;
