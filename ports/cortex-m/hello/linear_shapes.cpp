@@ -10,6 +10,7 @@
 #include <initializer_list>
 
 #include "cycle_counter.h"
+#include "xorshift.hpp"
 
 namespace sf = staticformer;
 
@@ -17,24 +18,13 @@ namespace {
 
 constexpr int rows = 32;
 
-struct generator {  // xorshift32
-    std::uint32_t state;
-    std::uint32_t next() {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        return state;
-    }
-    std::int8_t int8() { return std::int8_t(next() >> 24); }
-};
-
 // Random weights, biases up to the kernel's bound, multipliers below 2^15; one pass of each
 // backend. Returns false if their bytes differ.
 template <int In, int Out>
 bool check(const char* name, std::int32_t shift, std::uint32_t seed) {
     static sf::linear_int8<In, Out> p;
     static std::int8_t x[rows * In], y[rows * Out], expected[rows * Out];
-    generator g{seed};
+    xorshift32 g{seed};
     for (auto& group : p.w)
         for (auto& out : group)
             for (int k = 0; k < 4; ++k) out[k] = int(&group - p.w) * 4 + k < In ? g.int8() : 0;  // padding: 0

@@ -7,12 +7,18 @@
 
 #include "../../math/fixed_point.hpp"
 #include "../reference/softmax_int8.hpp"
+#if defined(__ARM_FEATURE_MVE)
+#include "softmax_int8_mve.hpp"
+#endif
 
 namespace staticformer {
 namespace kernels {
 namespace cortex_m_dsp {
 
 inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+#if defined(__ARM_FEATURE_MVE)
+    return cortex_m_mve::softmax(s, n, logits, p);  // four scores at a time with Helium
+#endif
     std::int32_t max = s[0];
     for (int j = 1; j < n; ++j) max = s[j] > max ? s[j] : max;
     std::int32_t sum = 0;

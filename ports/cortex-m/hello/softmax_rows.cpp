@@ -1,0 +1,79 @@
+// Cortex-M: the int8 softmax of the build's default backend (Helium on the Cortex-M55, the
+// DSP port's scalar steps elsewhere): its probabilities and exponentials must equal the
+// reference kernel's (memcmp) for every logit shift 1..62 (both halves of the product's
+// rescaling, and the shift of 32 between them), several multipliers, row lengths 1..40 (the
+// predicated tails) and rows of random, equal and far-apart scores; prints the instructions per
+// score of a 32-score row (run.sh: QEMU -icount shift=0).
+#include <staticformer/staticformer.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+
+#include "cycle_counter.h"
+#include "xorshift.hpp"
+
+namespace sf = staticformer;
+
+namespace {
+
+constexpr int max_n = 40;
+
+// Scores as attention makes them: |s| < 2^24 (a head's int8 dot products). kind 0: random over
+// the whole range, 1: within 2^10 of each other, 2: all equal, 3: one far above the rest.
+void fill(std::int32_t* s, int n, int kind, xorshift32& g) {
+    for (int j = 0; j < n; ++j) {
+        const std::int32_t r = std::int32_t(g.next() % (1u << 25)) - (1 << 24);
+        s[j] = kind == 0 ? r : kind == 1 ? 1000 + r % 1024 : kind == 2 ? -77777 : (j == n / 2 ? (1 << 24) - 1 : r % 4096);
+    }
+}
+
+bool check(int n, sf::math::fixed_multiplier m, int kind, std::uint32_t seed) {
+    std::int32_t s[max_n] = {}, s_expected[max_n];
+    std::int16_t p[max_n], p_expected[max_n];
+    xorshift32 g{seed};
+    fill(s, n, kind, g);
+    std::memcpy(s_expected, s, sizeof s);
+    std::memset(p, 0x55, sizeof p), std::memset(p_expected, 0x55, sizeof p_expected);
+    sf::int8_kernel_set<sf::default_backend>::softmax(s, n, m, p);
+    sf::int8_kernel_set<sf::reference>::softmax(s_expected, n, m, p_expected);
+    const bool equal = std::memcmp(p, p_expected, sizeof p) == 0 && std::memcmp(s, s_expected, sizeof s) == 0;
+    if (!equal)
+        std::printf("DIFFERENT: n %d, multiplier %ld, shift %ld, kind %d\n", n, long(m.multiplier), long(m.shift), kind);
+    return equal;
+}
+
+}  // namespace
+
+int main() {
+    std::printf("int8 softmax, backend %s%s\n", STATICFORMER_HAS_CORTEX_M_DSP ? "cortex_m_dsp" : "reference",
+#if defined(__ARM_FEATURE_MVE)
+                " (Helium)"
+#else
+                ""
+#endif
+    );
+    bool ok = true;
+    int rows = 0;
+    xorshift32 g{0x2468u};
+    for (std::int32_t shift = 1; shift <= 62; ++shift)
+        for (std::int32_t multiplier : {std::int32_t(0), std::int32_t(1), std::int32_t(1) << 30, std::int32_t(2147483647),
+                                        std::int32_t(g.next() >> 1), std::int32_t(g.next() >> 9)})
+            for (int n : {1, 2, 3, 4, 5, 7, 8, 13, 32, 33, 40})
+                for (int kind = 0; kind < 4; ++kind, ++rows)
+                    ok = check(n, {multiplier, shift}, kind, g.next()) && ok;
+
+    std::int32_t s[32] = {};
+    std::int16_t p[32];
+    xorshift32 h{99};
+    fill(s, 32, 0, h);
+    sf_port_counter_start();
+    sf::int8_kernel_set<sf::default_backend>::softmax(s, 32, {1 << 30, 38}, p);
+    const std::uint64_t count = sf_port_counter_read();
+    std::printf("%d rows: %s; a row of 32 scores: %llu instructions (%llu per score)\n", rows,
+                ok ? "equal to the reference" : "DIFFERENT from the reference", (unsigned long long)count,
+                (unsigned long long)(count / 32));
+    std::puts(ok ? "softmax rows: ok" : "softmax rows: FAILED");
+    return ok ? 0 : 1;
+}
