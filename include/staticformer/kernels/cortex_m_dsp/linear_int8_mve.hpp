@@ -29,10 +29,23 @@ inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, int
     const std::int8_t* xr[Rows];
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r) acc[r] = p.bias[o], xr[r] = x + r * In;
-    for (int b = 0; b < whole; ++b, w += 4 * Out) {
+    const auto block = [&]() {  // 16 inputs of every row: one gather, a VLDRB and a VMLADAVA per row
         const int8x16_t wv = vreinterpretq_s8_s32(vldrwq_gather_offset_s32(w, offsets));
 #pragma GCC unroll 4
         for (int r = 0; r < Rows; ++r) acc[r] = vmladavaq_s8(acc[r], vldrbq_s8(xr[r]), wv), xr[r] += 16;
+        w += 4 * Out;
+    };
+    if constexpr (whole <= 4) {
+#pragma GCC unroll 4
+        for (int b = 0; b < whole; ++b) block();
+    } else {
+        // A loop whose rows each walk their own pointer (post-increment loads). Left to itself GCC
+        // addresses them as one base plus In-byte offsets, beyond VLDRB's 127, at an ADD per row
+        // and block; opaque pointers keep them apart. Not unrolled: -O3 would, and spill them.
+#pragma GCC unroll 4
+        for (int r = 0; r < Rows; ++r) __asm__("" : "+r"(xr[r]));
+#pragma GCC unroll 1
+        for (int b = 0; b < whole; ++b) block();
     }
     if constexpr (tail > 0) {
         const mve_pred16_t groups = vctp32q((tail + 3) / 4), inputs = vctp8q(tail);
