@@ -94,6 +94,7 @@ def measure(targets, args, all_cases, configs, precisions, xsimd_dir):
                 rc, text, secs = run_program(t, os.path.join(bdir, "fp_%s_timing%s" % (case, t.suffix)), [], 900)
                 d["timing"] = kv_lines(text, "sf_timing:") or [{"error": "timing failed (exit %d)" % rc}]
                 d["timing_kernels"] = kv_lines(text, "sf_timing_kernel:")
+                d["timing_activation"] = kv_line(text, "sf_timing_activation:")
         print("footprint: %s: done in %.0f s" % (t.name, time.time() - t0), file=sys.stderr, flush=True)
         return res, pr
 

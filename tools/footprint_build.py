@@ -91,15 +91,23 @@ def configure_and_build(target, build_dir, args, cases, profile_cases, xsimd_dir
         cmd.append("-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(ROOT, target.toolchain))
         cmd.append("-DSF_FP_XSIMD_DIR=" + (xsimd_dir if not target.bare and xsimd_dir else ""))
     run(cmd)
+    t0 = time.time()
     p = run(["cmake", "--build", bdir, "-j", str(jobs), "--"] + (["-k", "0"] if ninja else ["-k"]), check=False)
+
+    def built(kind, case):  # present, and not left over from an earlier build when this one failed
+        path = os.path.join(bdir, "fp_%s_%s%s" % (case, kind, target.suffix))
+        return os.path.exists(path) and (p.returncode == 0 or os.path.getmtime(path) >= t0)
+
     failed = set()
     for case in cases:
-        if not all(os.path.exists(os.path.join(bdir, "fp_%s_%s%s" % (case, kind, target.suffix)))
-                   for kind in ("base", "fwd", "probe")):
+        if not all(built(kind, case) for kind in ("base", "fwd", "probe")):
             failed.add(case)
     for case in profile_cases:
-        if not os.path.exists(os.path.join(bdir, "fp_%s_profile%s" % (case, target.suffix))):
+        if not built("profile", case) or not built("timing", case):
             failed.add("profile:" + case)
+    errors = os.path.join(bdir, "build-errors.log")
+    if p.returncode == 0 and os.path.exists(errors):
+        os.remove(errors)
     if p.returncode != 0:
         err = re.search(r"error: (.*)", p.stdout)
         print("warning: %s: some programs did not build (%s)" % (target.name, err.group(1) if err else "see log"),

@@ -59,7 +59,10 @@ NO_FALLTHROUGH = re.compile(r"^(b|b\.w|b\.n|bx|ret|jmp|jmpq|j|jr|br|udf|ud2|hlt|
                             r"^(pop|pop\.w|ldmia\.w|ldmia|ldm)\s.*\bpc\b|^ldr(\.w)?\s+pc")
 
 
-CONTROL = re.compile(r"^(b[a-z.]*|j[a-z]*|call[a-z]*|tail|cbn?z|tbn?z)\s")
+# Not the Armv8.1-M branch-future family (bf, bfcsel, bfl, bfx): GCC does not emit them, and
+# binutils 2.40 shows the M55's DLSTP (a tail-predicated loop start) as "bfcsel" with a
+# meaningless target.
+CONTROL = re.compile(r"^(b(?!f)[a-z.]*|j[a-z]*|call[a-z]*|tail|cbn?z|tbn?z)\s")
 
 
 def disassemble(target, elf):

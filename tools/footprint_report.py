@@ -364,8 +364,8 @@ def timing_section(out, prof, args):
                 lens.append(int(r["valid_len"]))
     lens.sort()
     out.append("| core | config | precision | " + " | ".join("valid_len %d" % n for n in lens) +
-               " | max / min | longest on |")
-    out.append("|---|---|---|" + "--:|" * len(lens) + "--:|---|")
+               " | max / min | longest on | bound - min at valid_len %d |" % lens[-1])
+    out.append("|---|---|---|" + "--:|" * len(lens) + "--:|---|--:|")
     for (t, c, p), d in rows:
         by = {int(r["valid_len"]): r for r in d["timing"] if "valid_len" in r}
         if not by:
@@ -384,6 +384,32 @@ def timing_section(out, prof, args):
                 longest.add(r["max_input"])
             if r.get("not_ok", "0") != "0":
                 cells[-1] += " (%s not ok)" % r["not_ok"]
-        out.append("| %s | %s | %s | %s | %.3f | %s |" % (t, c, p, " | ".join(cells), ratio,
-                                                       ", ".join(sorted(longest)) or "—"))
+        act = d.get("timing_activation")
+        bound = (lens[-1] * int(act["layers"]) * (int(act["slowest"]) - int(act["fastest"])) if act else 0)
+        out.append("| %s | %s | %s | %s | %.3f | %s | %s |" % (t, c, p, " | ".join(cells), ratio,
+                                                            ", ".join(sorted(longest)) or "—", fmt(bound)))
     out.append("")
+    out.append("**bound - min**: how far an input could push the count above the fewest. int8: 0, no kernel "
+               "branches on the data (its integer steps are selects of fixed length; `math::isqrt`, "
+               "`math::power_of_two_over`). f32 and f16: GCC compiles selects of the GELU as branches "
+               "(on Cortex-M `x < 0` skips an FMA and `|x| > 12.7` the polynomial's clamp); the timing program "
+               "measures the activation on rows of one value each from -1e30 to 1e30, and the bound is "
+               "valid_len x layers x (slowest row - fastest row). Every other kernel's count is the same for "
+               "every input (each kernel's spread over the inputs, exact spans: within 4 instructions per "
+               "call).\n")
+    kern = [(k, d["timing_kernels"]) for k, d in rows if d.get("timing_kernels")]
+    if kern:
+        out.append("Each kernel's spread over the inputs at valid_len = seq_len (most - fewest instructions, "
+                   "summed over its calls; exact to 4 instructions per call):\n")
+        names = []
+        for _, ks in kern:
+            for r in ks:
+                if r["name"] not in names:
+                    names.append(r["name"])
+        out.append("| core | config | precision | " + " | ".join(names) + " |")
+        out.append("|---|---|---|" + "--:|" * len(names))
+        for (t, c, p), ks in kern:
+            by = {r["name"]: r for r in ks}
+            out.append("| %s | %s | %s | %s |" % (t, c, p, " | ".join(
+                "%s / %s calls" % (fmt(int(by[n]["spread"])), by[n]["calls"]) if n in by else "—" for n in names)))
+        out.append("")

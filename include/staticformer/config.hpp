@@ -32,17 +32,17 @@
 #endif
 #endif
 
-// STATICFORMER_KERNEL: a layer kernel the encoder calls once per shape stays one out-of-line
-// function. Left to the heuristics, -O3 inlines the int8 linear layers into the encoder, where
-// they lose registers to the caller (Cortex-M4: 28% more instructions than at -O2).
+// STATICFORMER_OUT_OF_LINE: one function, never inlined, where the heuristics get it wrong:
+// -O3 inlines the int8 reference linear layers into the encoder, where they lose registers to
+// the caller (Cortex-M4: 28% more instructions than at -O2).
 // STATICFORMER_ALWAYS_INLINE: a building block of a few instructions that must sit in its
 // caller's loop at every -O level (-Os leaves even a 4-element widening out of line).
 #if defined(__GNUC__)
-#define STATICFORMER_KERNEL __attribute__((noinline))
+#define STATICFORMER_OUT_OF_LINE __attribute__((noinline))
 #define STATICFORMER_ALWAYS_INLINE inline __attribute__((always_inline))
 #define STATICFORMER_FLATTEN __attribute__((flatten))
 #else
-#define STATICFORMER_KERNEL
+#define STATICFORMER_OUT_OF_LINE
 #define STATICFORMER_ALWAYS_INLINE inline
 #define STATICFORMER_FLATTEN
 #endif

@@ -164,6 +164,7 @@ STATICFORMER_ALWAYS_INLINE constexpr void sqrt_step(Rem& rem, std::uint32_t& roo
 // 16 steps in 32-bit arithmetic (root < 2^16, rem < 2^17).
 constexpr std::uint32_t isqrt32(std::uint32_t v) noexcept {
     std::uint32_t root = 0, rem = 0;
+#pragma GCC unroll 1  // (-O3 would unroll a copy into every caller: twice the code)
     for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(rem, root, (v >> i) & 3u);
     return root;
 }
@@ -172,8 +173,10 @@ constexpr std::uint32_t isqrt32(std::uint32_t v) noexcept {
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
     const std::uint32_t high = std::uint32_t(v >> 32), low = std::uint32_t(v);
     std::uint32_t root = 0, rem = 0;
+#pragma GCC unroll 1
     for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(rem, root, (high >> i) & 3u);
     std::uint64_t wide = rem;
+#pragma GCC unroll 1
     for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(wide, root, (low >> i) & 3u);
     return root;
 }

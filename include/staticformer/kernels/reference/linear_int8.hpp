@@ -54,7 +54,7 @@ inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, int
 // y[r][o] = requantize(linear_accumulator(x + r * In, p, o)) for r < rows, o < Out; rows two at a
 // time, outputs four at a time, then the remainders.
 template <int In, int Out>
-STATICFORMER_KERNEL void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+STATICFORMER_OUT_OF_LINE void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
     constexpr int cols = 4, tiled_cols = Out - Out % cols;
     const int tiled_rows = rows - rows % 2;
     for (int r = 0; r < rows; r += r < tiled_rows ? 2 : 1) {
