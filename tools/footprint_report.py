@@ -314,7 +314,8 @@ def levels_section(out, args):
     if len(levels) < 2:
         return
     names = list(levels)
-    rows = sorted({(t, p) for res, _ in levels.values() for (t, p, c) in res if c == "tiny"},
+    measured = [{(t, p) for (t, p, c) in res if c == "tiny"} for res, _ in levels.values()]
+    rows = sorted({k for m in measured for k in m if sum(k in other for other in measured) > 1},
                   key=lambda k: (args.target_order.index(k[0]), list(PRECISIONS).index(k[1])))
     if not rows:
         return
@@ -357,38 +358,39 @@ def timing_section(out, prof, args):
                "most instructions (QEMU `-icount shift=0`, exact to within 4 instructions; one number where "
                "they are equal). Where they differ, the input that took longest is named.\n" %
                next((r["inputs"] for _, d in rows for r in d["timing"] if "inputs" in r), "?"))
-    lens = []
-    for _, d in rows:
-        for r in d["timing"]:
-            if "valid_len" in r and int(r["valid_len"]) not in lens:
-                lens.append(int(r["valid_len"]))
-    lens.sort()
-    out.append("| core | config | precision | " + " | ".join("valid_len %d" % n for n in lens) +
-               " | max / min | longest on | bound - min at valid_len %d |" % lens[-1])
-    out.append("|---|---|---|" + "--:|" * len(lens) + "--:|---|--:|")
-    for (t, c, p), d in rows:
-        by = {int(r["valid_len"]): r for r in d["timing"] if "valid_len" in r}
-        if not by:
-            out.append("| %s | %s | %s | %s |" % (t, c, p, d["timing"][0].get("error", "no output")))
+    for cfg in args.config_order:
+        cfg_rows = [r for r in rows if r[0][1] == cfg]
+        if not cfg_rows:
             continue
-        cells, ratio, longest = [], 1.0, set()
-        for n in lens:
-            r = by.get(n)
-            if r is None:
-                cells.append("—")
+        lens = sorted({int(r["valid_len"]) for _, d in cfg_rows for r in d["timing"] if "valid_len" in r})
+        out.append("%s (seq_len %d):\n" % (cfg, CONFIGS[cfg].seq_len))
+        out.append("| core | precision | " + " | ".join("valid_len %d" % n for n in lens) +
+                   " | max / min | longest on | bound - min at valid_len %d |" % CONFIGS[cfg].seq_len)
+        out.append("|---|---|" + "--:|" * len(lens) + "--:|---|--:|")
+        for (t, c, p), d in cfg_rows:
+            by = {int(r["valid_len"]): r for r in d["timing"] if "valid_len" in r}
+            if not by:
+                out.append("| %s | %s | %s |" % (t, p, d["timing"][0].get("error", "no output")))
                 continue
-            lo, hi = int(r["min"]), int(r["max"])
-            cells.append(fmt(lo) if lo == hi else "%s – %s" % (fmt(lo), fmt(hi)))
-            ratio = max(ratio, hi / lo if lo else 1.0)
-            if hi != lo:
-                longest.add(r["max_input"])
-            if r.get("not_ok", "0") != "0":
-                cells[-1] += " (%s not ok)" % r["not_ok"]
-        act = d.get("timing_activation")
-        bound = (lens[-1] * int(act["layers"]) * (int(act["slowest"]) - int(act["fastest"])) if act else 0)
-        out.append("| %s | %s | %s | %s | %.3f | %s | %s |" % (t, c, p, " | ".join(cells), ratio,
-                                                            ", ".join(sorted(longest)) or "—", fmt(bound)))
-    out.append("")
+            cells, ratio, longest = [], 1.0, set()
+            for n in lens:
+                r = by.get(n)
+                if r is None:
+                    cells.append("—")
+                    continue
+                lo, hi = int(r["min"]), int(r["max"])
+                cells.append(fmt(lo) if lo == hi else "%s – %s" % (fmt(lo), fmt(hi)))
+                ratio = max(ratio, hi / lo if lo else 1.0)
+                if hi != lo:
+                    longest.add(r["max_input"])
+                if r.get("not_ok", "0") != "0":
+                    cells[-1] += " (%s not ok)" % r["not_ok"]
+            act = d.get("timing_activation")
+            bound = (CONFIGS[cfg].seq_len * int(act["layers"]) * (int(act["slowest"]) - int(act["fastest"]))
+                     if act else 0)
+            out.append("| %s | %s | %s | %.3f | %s | %s |" % (t, p, " | ".join(cells), ratio,
+                                                          ", ".join(sorted(longest)) or "—", fmt(bound)))
+        out.append("")
     out.append("**bound - min**: how far an input could push the count above the fewest. int8: 0, no kernel "
                "branches on the data (its integer steps are selects of fixed length; `math::isqrt`, "
                "`math::power_of_two_over`). f32 and f16: GCC compiles selects of the GELU as branches "

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "cycle_counter.h"
 #include "kernel_profile.hpp"  // spin_to_edge, exact_split
@@ -116,6 +117,27 @@ extern "C" int sf_fp_main_timing(int, char**) {
         l.kv("min", lo).kv("max", hi).kv("min_input", shape_name[int(inputs[lo_at].k)]);
         l.kv("max_input", shape_name[int(inputs[hi_at].k)]).kv("not_ok", std::uint64_t(not_ok));
         l.kv("resolution", std::uint64_t(sf_fp_profile::spin_instructions));
+        l.write();
+    }
+
+    // The float activation's own spread (GCC may compile its selects as branches): instructions
+    // per element on rows of one value each, from the tails to zero, so the table can bound an
+    // inference by min + elements x (slowest - fastest element).
+    if constexpr (is_float) {
+        static float row[config::d_ff];
+        std::uint64_t fastest = ~std::uint64_t(0), slowest = 0;
+        for (float v : {-1e30f, -100.0f, -13.0f, -12.0f, -3.0f, -1.0f, -1e-3f, -1e-30f, -0.0f, 0.0f, 1e-30f, 1e-3f,
+                        1.0f, 3.0f, 12.0f, 13.0f, 100.0f, 1e30f}) {
+            for (float& r : row) r = v;
+            const std::uint64_t c = count([&] {
+                sf::kernel_set<sf_fp::backend>::activate<config::activation>(row, config::d_ff);
+            }) - empty;
+            if (c < fastest) fastest = c;
+            if (c > slowest) slowest = c;
+        }
+        sf_fp::line l;
+        l.text("sf_timing_activation:").kv("elements", std::uint64_t(config::d_ff));
+        l.kv("fastest", fastest).kv("slowest", slowest).kv("layers", std::uint64_t(config::layers));
         l.write();
     }
 
