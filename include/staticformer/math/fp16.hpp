@@ -155,7 +155,7 @@ STATICFORMER_ALWAYS_INLINE float widen(std::uint16_t w) noexcept { return half_t
 template <int N, class W>
 STATICFORMER_ALWAYS_INLINE void widen_n(const W* w, float (&out)[N]) noexcept {
 #if STATICFORMER_VCVT_HALF
-    if (std::is_same<W, std::uint16_t>::value) {
+    if constexpr (std::is_same<W, std::uint16_t>::value) {
         int c = 0;
 #pragma GCC unroll 16
         for (; c + 1 < N; c += 2) {
