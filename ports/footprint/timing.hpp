@@ -5,7 +5,7 @@
 // it) runs on every input of `inputs` below (random at several scales, all-equal, extreme,
 // saturating, one-hot, alternating) and one line reports the fewest and the most instructions
 // and which inputs gave them:
-//   sf_timing: valid_len=8 inputs=56 min=... max=... min_input=random max_input=one_hot not_ok=0
+//   sf_timing: valid_len=8 inputs=58 min=... max=... min_input=random max_input=one_hot not_ok=0
 // Counting: sf_port_counter_start() starts at a SysTick edge; after the call a fixed
 // four-instruction loop spins to the next edge, and its iterations say where in the last tick
 // (40 instructions on MPS2) the call ended. So a count is exact to within 4 instructions, and
@@ -120,9 +120,9 @@ extern "C" int sf_fp_main_timing(int, char**) {
         l.write();
     }
 
-    // The float activation's own spread (GCC may compile its selects as branches): instructions
-    // per element on rows of one value each, from the tails to zero, so the table can bound an
-    // inference by min + elements x (slowest - fastest element).
+    // The float activation's own spread (GCC may compile its selects as branches): the
+    // instructions of one row of d_ff equal values, for values from the tails to zero, so the
+    // table can bound an inference by min + valid_len x layers x (slowest row - fastest row).
     if constexpr (is_float) {
         static float row[config::d_ff];
         std::uint64_t fastest = ~std::uint64_t(0), slowest = 0;
