@@ -151,33 +151,34 @@ struct q32_reciprocal {
 // choice is a select, not a branch, and every step runs whatever v: the same instructions for
 // every input, which firmware timing relies on.
 namespace detail {
+// The 16 steps of one 32-bit word of v. Not unrolled: -O3 would unroll a copy into every caller
+// (twice the code).
 template <class Rem>
-STATICFORMER_ALWAYS_INLINE constexpr void sqrt_step(Rem& rem, std::uint32_t& root, std::uint32_t two_bits) noexcept {
-    rem = (rem << 2) | two_bits;
-    const Rem trial = (Rem(root) << 2) | 1u;  // (2 root + 1)^2 - (2 root)^2
-    const std::uint32_t take = std::uint32_t(rem >= trial);
-    rem -= trial & (Rem(0) - Rem(take));
-    root = (root << 1) | take;
+constexpr void sqrt_steps(Rem& rem, std::uint32_t& root, std::uint32_t word) noexcept {
+#pragma GCC unroll 1
+    for (int i = 30; i >= 0; i -= 2) {
+        rem = (rem << 2) | ((word >> i) & 3u);
+        const Rem trial = (Rem(root) << 2) | 1u;  // (2 root + 1)^2 - (2 root)^2
+        const std::uint32_t take = std::uint32_t(rem >= trial);
+        rem -= trial & (Rem(0) - Rem(take));
+        root = (root << 1) | take;
+    }
 }
 }  // namespace detail
 
 // 16 steps in 32-bit arithmetic (root < 2^16, rem < 2^17).
 constexpr std::uint32_t isqrt32(std::uint32_t v) noexcept {
     std::uint32_t root = 0, rem = 0;
-#pragma GCC unroll 1  // (-O3 would unroll a copy into every caller: twice the code)
-    for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(rem, root, (v >> i) & 3u);
+    detail::sqrt_steps(rem, root, v);
     return root;
 }
 
 // 32 steps: v's high word as isqrt32, the low word's steps with rem and the trial in 64 bits.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
-    const std::uint32_t high = std::uint32_t(v >> 32), low = std::uint32_t(v);
     std::uint32_t root = 0, rem = 0;
-#pragma GCC unroll 1
-    for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(rem, root, (high >> i) & 3u);
+    detail::sqrt_steps(rem, root, std::uint32_t(v >> 32));
     std::uint64_t wide = rem;
-#pragma GCC unroll 1
-    for (int i = 30; i >= 0; i -= 2) detail::sqrt_step(wide, root, (low >> i) & 3u);
+    detail::sqrt_steps(wide, root, std::uint32_t(v));
     return root;
 }
 
