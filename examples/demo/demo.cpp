@@ -1,8 +1,9 @@
 // staticformer demo: runs the example encoder (examples/demo/demo_model.hpp, made by
-// tools/make_demo_model.py) on this host with the reference and simd backends and prints the
-// output checksum, whether the backends agree bit for bit, latency and memory footprint; then
-// quantises it to int8 (calibrated on inputs like the demo's) and does the same in int8; then
-// runs the trained digits models (digits.cpp).
+// tools/make_demo_model.py) on this host with the reference backend and with the best kernels
+// this CPU has (chosen at run time: dispatched.hpp), and prints the output checksum, whether
+// the two agree bit for bit, latency and memory footprint; then quantises it to int8
+// (calibrated on inputs like the demo's) and does the same in int8; then runs the trained
+// digits models (digits.cpp).
 #include <staticformer/quant/convert.hpp>
 #include <staticformer/quant/quantize.hpp>
 #include <staticformer/staticformer.hpp>
@@ -15,12 +16,11 @@
 #include <cstring>
 #include <type_traits>
 
-#include "demo_model.hpp"
+#include "digits_test.hpp"
+#include "dispatched.hpp"
 
 namespace sf = staticformer;
 using cfg = demo_model_config;
-
-void run_digits();  // digits.cpp: the trained digits models
 
 namespace {
 
@@ -30,24 +30,30 @@ float out_reference[S * D];
 float out_simd[S * D];
 
 sf::encoder<cfg, sf::f32, sf::reference> reference_encoder{demo_model};
-sf::encoder<cfg> default_encoder{demo_model};  // simd where this build has it
 
 alignas(sf::weights_alignment) sf::encoder_weights<cfg, sf::int8> demo_model_int8;  // quantised in main()
 std::int8_t input_int8[S * D], out_int8_reference[S * D], out_int8[S * D];
 sf::encoder<cfg, sf::int8, sf::reference> reference_int8{demo_model_int8};
-sf::encoder<cfg, sf::int8> default_int8{demo_model_int8};
+
+// The forward passes of the level dispatch() picks for this CPU (the "default" kernels).
+sf::status dispatched_forward(const float* in, float* out, int valid_len) {
+    return sf::dispatch([&](auto level) { return forward_f32<level()>(demo_model, in, out, valid_len); });
+}
+sf::status dispatched_forward(const std::int8_t* in, std::int8_t* out, int valid_len) {
+    return sf::dispatch([&](auto level) { return forward_int8<level()>(demo_model_int8, in, out, valid_len); });
+}
 
 // Timed passes per latency (--runs N, 1..41; fewer under valgrind).
 constexpr int max_runs = 41;
 int runs = max_runs;
 
 // Median wall time of one forward pass, in microseconds.
-template <class Encoder, class T>
-double latency_us(Encoder& enc, const T* in, T* out, int valid_len) {
+template <class Forward, class T>
+double latency_us(Forward forward, const T* in, T* out, int valid_len) {
     double t[max_runs];
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
-        enc.forward(in, out, valid_len);
+        forward(in, out, valid_len);
         t[i] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     }
     std::nth_element(t, t + runs / 2, t + runs);
@@ -93,7 +99,7 @@ bool run_int8() {
     calibration.quantize(demo_model_int8);
     if (sf::quantize_input(demo_model_int8, input, input_int8, S * D) != sf::status::ok ||
         reference_int8.forward(input_int8, out_int8_reference, S) != sf::status::ok ||
-        default_int8.forward(input_int8, out_int8, S) != sf::status::ok)
+        dispatched_forward(input_int8, out_int8, S) != sf::status::ok)
         return false;
     const bool equal = std::memcmp(out_int8_reference, out_int8, sizeof out_int8) == 0;
     static float y[S * D];
@@ -106,8 +112,8 @@ bool run_int8() {
                 equal ? "bit-identical (memcmp)" : "DIFFERENT");
     std::printf("  SQNR against the f32 output: %.2f dB\n", 10.0 * std::log10(signal / noise));
     for (int n : {S / 4, S / 2, S}) {
-        const double r = latency_us(reference_int8, input_int8, out_int8_reference, n);
-        const double v = latency_us(default_int8, input_int8, out_int8, n);
+        const double r = latency_us([](auto... a) { return reference_int8.forward(a...); }, input_int8, out_int8_reference, n);
+        const double v = latency_us([](auto... a) { return dispatched_forward(a...); }, input_int8, out_int8, n);
         std::printf("  valid_len %3d: reference %9.1f us   default %9.1f us  (%.1fx, %.2f GOP/s)\n", n, r, v, r / v,
                     gflops(n) / (v * 1e-6));
     }
@@ -124,7 +130,7 @@ int main(int argc, char** argv) {
 
     const int valid_len = S;
     if (reference_encoder.forward(input, out_reference, valid_len) != sf::status::ok ||
-        default_encoder.forward(input, out_simd, valid_len) != sf::status::ok) {
+        dispatched_forward(input, out_simd, valid_len) != sf::status::ok) {
         std::puts("forward failed");
         return 1;
     }
@@ -134,22 +140,24 @@ int main(int argc, char** argv) {
     std::printf("staticformer demo: d_model=%d heads=%d d_ff=%d seq_len=%d layers=%d, %s, %s%s\n", D, cfg::heads,
                 cfg::d_ff, S, cfg::layers, cfg::norm_first ? "pre-norm" : "post-norm",
                 cfg::activation == sf::activation_kind::gelu ? "gelu" : "relu", cfg::has_final_norm ? ", final norm" : "");
-    std::printf("default backend: %s\n", STATICFORMER_HAS_SIMD ? "simd (xsimd)" : "reference (no SIMD with FMA in this build)");
+    std::printf("default kernels: %s, chosen at run time for this CPU (built for %s)\n",
+                sf::isa_name(sf::dispatched_isa()), sf::isa_name(sf::compiled_isa));
     std::printf("output[0][0..3]: %.6f %.6f %.6f %.6f\n", out_reference[0], out_reference[1], out_reference[2], out_reference[3]);
     std::printf("output checksum (CRC-32 of %zu bytes): %08x\n", sizeof out_reference, checksum);
     std::printf("reference vs default backend: %s\n", equal ? "bit-identical (memcmp)" : "DIFFERENT");
 
     std::printf("latency (median of %d, one thread):\n", runs);
     for (int n : {S / 4, S / 2, S}) {
-        const double r = latency_us(reference_encoder, input, out_reference, n);
-        const double v = latency_us(default_encoder, input, out_simd, n);
+        const double r = latency_us([](auto... a) { return reference_encoder.forward(a...); }, input, out_reference, n);
+        const double v = latency_us([](auto... a) { return dispatched_forward(a...); }, input, out_simd, n);
         std::printf("  valid_len %3d: reference %9.1f us   default %9.1f us  (%.1fx, %.2f GFLOP/s)\n", n, r, v, r / v,
                     gflops(n) / (v * 1e-6));
     }
     std::printf("memory (constexpr):\n");
-    std::printf("  weights    %8zu bytes (.rodata)\n", decltype(default_encoder)::weight_bytes);
-    std::printf("  workspace  %8zu bytes (inside the encoder object)\n", decltype(default_encoder)::workspace_bytes);
-    std::printf("  encoder    %8zu bytes (sizeof, workspace + weights pointer)\n", sizeof default_encoder);
+    using default_encoder = sf::encoder<cfg>;  // this build's default backend
+    std::printf("  weights    %8zu bytes (.rodata)\n", default_encoder::weight_bytes);
+    std::printf("  workspace  %8zu bytes (inside the encoder object)\n", default_encoder::workspace_bytes);
+    std::printf("  encoder    %8zu bytes (sizeof, workspace + weights pointer)\n", sizeof(default_encoder));
     std::printf("  input/out  %8zu bytes each (caller's buffers)\n", sizeof input);
     std::printf("  heap       %8d bytes\n", 0);
     std::printf("per precision (constexpr, this configuration):\n");
@@ -157,6 +165,9 @@ int main(int argc, char** argv) {
     print_memory<sf::f16>("f16");
     print_memory<sf::int8>("int8");
     const bool int8_equal = run_int8();
-    run_digits();
+    const digits_data digits{digits_vit,   digits_vit_f16,     digits_vit_int8,    digits_tokens,
+                             digits_tokens_f16, digits_tokens_int8, digits_test_images, digits_test_labels,
+                             digits_test_count};
+    sf::dispatch([&](auto level) { run_digits<level()>(digits); });
     return equal && int8_equal ? 0 : 1;
 }
