@@ -5,6 +5,8 @@ set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_CXX_FLAGS_INIT "")
 set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
+# Prefixes named in CMAKE_PREFIX_PATH (a host-installed staticformer, say) hold target files too.
+list(APPEND CMAKE_FIND_ROOT_PATH ${CMAKE_PREFIX_PATH})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

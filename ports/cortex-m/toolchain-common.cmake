@@ -28,8 +28,9 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT
     "--specs=rdimon.specs -Wl,--gc-sections -L${SF_PORT_DIR} -T${SF_PORT_LINKER_SCRIPT} -Wl,--print-memory-usage")
 
 # Look for headers and libraries in the bare-metal sysroot only: a host /usr/include found by a
-# find_path (xsimd, say) must not leak into firmware builds.
-set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi)
+# find_path (xsimd, say) must not leak into firmware builds. Prefixes named in CMAKE_PREFIX_PATH
+# (a host-installed staticformer, say) are searched as they are: the user put target files there.
+set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi ${CMAKE_PREFIX_PATH})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

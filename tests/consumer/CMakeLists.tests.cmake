@@ -1,5 +1,7 @@
 # Consumer tests: a tiny project (tests/consumer) builds and runs against staticformer through
-# add_subdirectory, through an installed package, and through that package from a 32-bit build.
+# add_subdirectory, through an installed package, and through that package from a 32-bit build
+# and a Cortex-M4 one; none of them has the test-only packages. Also: tests asked for without
+# GoogleTest fail to configure, and the installed exporter runs from its prefix.
 # Included from tests/CMakeLists.txt. STATICFORMER_SOURCE_DIR is the repository root (defaults
 # to PROJECT_SOURCE_DIR).
 
@@ -34,3 +36,10 @@ staticformer_consumer_test(find_package package find_package "${CMAKE_CXX_FLAGS}
 staticformer_consumer_test(find_package_32bit package find_package_32bit
   "--toolchain=${sf_consumer_root}/ports/armv7-linux/toolchain.cmake")
 set_tests_properties(consumer.find_package_32bit PROPERTIES SKIP_RETURN_CODE 77)
+# A firmware build finds the host-installed package through CMAKE_PREFIX_PATH (the toolchain
+# file otherwise confines find_package to the bare-metal sysroot) and runs under QEMU.
+staticformer_consumer_test(find_package_cortex_m4 package find_package_cortex_m4
+  "--toolchain=${sf_consumer_root}/ports/cortex-m/toolchain-cortex-m4.cmake")
+staticformer_consumer_test(tests_requested tests_requested tests_requested "")
+staticformer_consumer_test(exporter exporter exporter "")
+set_tests_properties(consumer.find_package_cortex_m4 consumer.exporter PROPERTIES SKIP_RETURN_CODE 77)

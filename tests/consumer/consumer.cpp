@@ -1,7 +1,7 @@
 // A tiny consumer of staticformer: builds against the library the way a user project would
 // (add_subdirectory or find_package) and runs one forward pass per backend.
-// Exit status 0 only if both passes return status::ok, the padded rows are zero and the valid
-// rows are finite.
+// Exit status 0 only if both passes return status::ok, the padded rows are zero, the valid
+// rows are finite and the consumer's own a*b+c is not fused (it links staticformer::strict_fp).
 #include <staticformer/staticformer.hpp>
 
 #include <cmath>
@@ -74,6 +74,21 @@ bool run(const char* name, Encoder& enc, const float* x, float* y) {
     return s == sf::status::ok && padded_zero && finite;
 }
 
+// The user's own float code beside the encoder: a*b+c with inputs whose fused result differs
+// from two roundings. Built with staticformer::strict_fp it must round twice, as on every target.
+volatile float fa = 1.0f + 0x1p-12f, fb = 1.0f + 0x1p-12f, fc = -1.0f;
+
+bool own_code_rounds_twice() {
+    const float a = fa, b = fb, c = fc;
+    const float mine = a * b + c;  // a compiler contracting it would fuse this
+    volatile float product = fa * fb;  // read again: a*b above stays free to fuse
+    const float twice = product + fc;
+    const float fused = std::fma(a, b, c);
+    std::printf("own a*b+c: %.9g (two roundings %.9g, fused %.9g): %s\n", double(mine), double(twice),
+                double(fused), mine == twice && fused != twice ? "two roundings" : "NOT TWO ROUNDINGS");
+    return mine == twice && fused != twice;
+}
+
 }  // namespace
 
 int main() {
@@ -93,7 +108,7 @@ int main() {
     const bool ok_reference = run("reference", by_reference, x, y_reference);
     std::printf("default and reference outputs %s\n",
                 std::memcmp(y_default, y_reference, sizeof y_default) == 0 ? "bit-identical" : "DIFFER");
-    const bool ok = ok_default && ok_reference;
+    const bool ok = ok_default && ok_reference && own_code_rounds_twice();
     std::printf("%s\n", ok ? "consumer OK" : "consumer FAILED");
     return ok ? 0 : 1;
 }
