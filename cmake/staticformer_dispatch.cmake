@@ -11,7 +11,8 @@
 # staticformer_dispatch_rename.cmake). A copy's strong definitions keep their names: they are
 # the entry points, one per level, e.g. `template <> f<sf::compiled_isa>(...)`. Needs GNU-style
 # binutils (nm, objcopy) and ELF objects; no LTO on these sources.
-set(STATICFORMER_DISPATCH_RENAME ${CMAKE_CURRENT_LIST_DIR}/staticformer_dispatch_rename.cmake)
+# A cache entry: seen from every directory, also when staticformer is an add_subdirectory.
+set(STATICFORMER_DISPATCH_RENAME ${CMAKE_CURRENT_LIST_DIR}/staticformer_dispatch_rename.cmake CACHE INTERNAL "")
 
 function(staticformer_add_dispatch target)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
@@ -35,11 +36,12 @@ function(staticformer_add_dispatch target)
   foreach(level IN LISTS levels)
     set(objects ${target}_${level})
     add_library(${objects} OBJECT ${ARGN})
-    # The copy sees what the target sees: include directories, definitions, libraries.
+    # The copy is compiled as the target is: its include directories, definitions and options,
+    # with those its libraries give (linked before or after this call).
     target_include_directories(${objects} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
     target_compile_definitions(${objects} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
     target_compile_options(${objects} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_OPTIONS> ${flags_${level}})
-    target_link_libraries(${objects} PRIVATE staticformer::staticformer)
+    target_link_libraries(${objects} PRIVATE staticformer::staticformer $<TARGET_PROPERTY:${target},LINK_LIBRARIES>)
     set(merged ${CMAKE_CURRENT_BINARY_DIR}/${objects}.o)
     add_custom_command(OUTPUT ${merged}
       COMMAND ${CMAKE_CXX_COMPILER} -r -nostdlib -o ${merged}.tmp $<TARGET_OBJECTS:${objects}>
