@@ -634,6 +634,10 @@ def parse_args(argv):
                    help="int8: how activation ranges are chosen (default min_max)")
     p.add_argument("--percentile", type=float, default=99.99,
                    help="int8 with --calibration-method percentile: the percentile kept (default 99.99)")
+    p.add_argument("--c-api", metavar="PREFIX",
+                   help="also write a C API: PREFIX.h (C99/C11/C++) and PREFIX.cpp (extern \"C\" functions "
+                        "around --header's C++), beside --header or in --c-api-dir (tools/c_api.py)")
+    p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
     g = p.add_argument_group("options of a --state-dict export (a module carries its own)")
     g.add_argument("--d-model", type=int, help="default: from the tensor shapes")
     g.add_argument("--heads", type=int, help="required with --state-dict")
@@ -647,6 +651,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if not args.header and not args.blob:
         p.error("nothing to write: give --header and/or --blob")
+    if args.c_api and not args.header:
+        p.error("--c-api wraps the C++ header: give --header too")
     if (args.precision == "int8") != (args.calibration is not None):
         p.error("--calibration goes with --precision int8 (and int8 needs it)")
     if not 50.0 < args.percentile <= 100.0:
@@ -680,9 +686,22 @@ def export_model_main(args, module, state) -> int:
                                            args.calibration_method, args.percentile, args.header, args.blob))
         else:
             print(model_export.export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        c_api_main(args, True, model_export.describe(spec))
     except model_export.ep.ExportError as e:
         raise ExportError(str(e)) from None
     return 0
+
+
+def c_api_main(args, model: bool, description: str) -> None:
+    """--c-api: PREFIX.h and PREFIX.cpp around the C++ header just written."""
+    if not args.c_api:
+        return
+    import c_api
+    out_dir = args.c_api_dir or str(Path(args.header).resolve().parent)
+    try:
+        print(c_api.write_c_api(args.c_api, out_dir, args.header, args.name, args.precision, model, description))
+    except (ValueError, RuntimeError) as e:
+        raise ExportError(str(e)) from None
 
 
 def main(argv=None) -> int:
@@ -721,6 +740,7 @@ def main(argv=None) -> int:
                               args.percentile, args.header, args.blob))
         else:
             print(export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        c_api_main(args, False, describe(spec))
     except ExportError as e:
         print(f"export_pytorch: error: {e}", file=sys.stderr)
         return 2
