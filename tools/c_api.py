@@ -120,6 +120,11 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
             f"{prefix}_status {prefix}_forward(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens);",
             f"{prefix}_status {prefix}_forward_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
             f"    {prefix}_output_t* output, int valid_tokens);"]
+    if precision == "int8":
+        out += ["", "/* int8: how the caller quantises the input values and reads the output values (logits: int32):",
+                " * real = scale * (q - zero_point). Any pointer may be NULL. */",
+                f"void {prefix}_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,",
+                "    int32_t* output_zero_point);"]
     if classify:
         out += ["", f"/* Logits[{P}_CLASSES] and their arg-max (the first largest); label may be NULL. */",
                 f"{prefix}_status {prefix}_classify(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
@@ -190,6 +195,18 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
                 "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
                 f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
                 f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens));",
+                "}"]
+    if precision == "int8":
+        # A model's output scale is its logits' (or, headless, its encoder output's).
+        q_in, q_out = ("weights.quant.input", "weights.quant.logits") if model else ("weights.input", "weights.output")
+        out += ["",
+                f"void {prefix}_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,",
+                f"{' ' * (len(prefix) + 18)}int32_t* output_zero_point) {{",
+                f"    const sf::quantization in = {q_in}, out = {q_out};",
+                "    if (input_scale != nullptr) *input_scale = in.scale;",
+                "    if (input_zero_point != nullptr) *input_zero_point = in.zero_point;",
+                "    if (output_scale != nullptr) *output_scale = out.scale;",
+                "    if (output_zero_point != nullptr) *output_zero_point = out.zero_point;",
                 "}"]
     out += ["", '}  // extern "C"']
     return "\n".join(out) + "\n"

@@ -1,8 +1,8 @@
 /* c_classifier: a firmware program in C that runs a model through the C API tools/export_pytorch.py
  * --c-api wrote (model/cmodel_<precision>.h, make_model.py), in f32, f16 and int8, and checks every
  * result byte for byte (memcmp) against the C++ API's (reference.cpp: staticformer::model::classify)
- * on the same inputs, with the static workspace and with a caller-owned one; and that bad input
- * returns its status and leaves the output alone. Exit status 0 when all agree. */
+ * on the same inputs, with the static workspace and with a caller-owned one; that bad input
+ * returns its status and leaves the output alone; and the int8 quantisation it reports. Exit status 0 when all agree. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +96,13 @@ int main(void) {
     check_cmodel_f32();
     check_cmodel_f16();
     check_cmodel_int8();
+    /* int8: the quantisation the C API reports is the weights' own. */
+    float scale[2], expected_scale[2];
+    int32_t zero[2], expected_zero[2];
+    cmodel_int8_quantization(&scale[0], &zero[0], &scale[1], &zero[1]);
+    reference_quantization(&expected_scale[0], &expected_zero[0], &expected_scale[1], &expected_zero[1]);
+    check(memcmp(scale, expected_scale, sizeof scale) == 0 && memcmp(zero, expected_zero, sizeof zero) == 0,
+          "cmodel_int8_quantization", 0);
     printf("c_classifier: %s\n", failures ? "FAILED" : "C API == C++ API, byte for byte");
     return failures ? 1 : 0;
 }

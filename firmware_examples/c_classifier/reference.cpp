@@ -28,3 +28,11 @@ extern "C" int reference_classify(int precision, const std::int32_t* ids, int va
     default: return classify(cmodel_int8, ids, valid_tokens, logits, label);
     }
 }
+
+extern "C" void reference_quantization(float* input_scale, std::int32_t* input_zero_point, float* output_scale,
+                                       std::int32_t* output_zero_point) {
+    *input_scale = cmodel_int8.quant.input.scale;
+    *input_zero_point = cmodel_int8.quant.input.zero_point;
+    *output_scale = cmodel_int8.quant.logits.scale;
+    *output_zero_point = cmodel_int8.quant.logits.zero_point;
+}

@@ -108,4 +108,13 @@ cmodel_int8_status cmodel_int8_classify_ws(void* workspace, size_t workspace_byt
     return cmodel_int8_status(classify(*ws, input, logits, label, valid_tokens));
 }
 
+void cmodel_int8_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,
+                             int32_t* output_zero_point) {
+    const sf::quantization in = weights.quant.input, out = weights.quant.logits;
+    if (input_scale != nullptr) *input_scale = in.scale;
+    if (input_zero_point != nullptr) *input_zero_point = in.zero_point;
+    if (output_scale != nullptr) *output_scale = out.scale;
+    if (output_zero_point != nullptr) *output_zero_point = out.zero_point;
+}
+
 }  // extern "C"

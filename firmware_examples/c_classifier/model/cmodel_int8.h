@@ -70,6 +70,11 @@ cmodel_int8_status cmodel_int8_forward(const cmodel_int8_input_t* input, cmodel_
 cmodel_int8_status cmodel_int8_forward_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
     cmodel_int8_output_t* output, int valid_tokens);
 
+/* int8: how the caller quantises the input values and reads the output values (logits: int32):
+ * real = scale * (q - zero_point). Any pointer may be NULL. */
+void cmodel_int8_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,
+    int32_t* output_zero_point);
+
 /* Logits[CMODEL_INT8_CLASSES] and their arg-max (the first largest); label may be NULL. */
 cmodel_int8_status cmodel_int8_classify(const cmodel_int8_input_t* input, cmodel_int8_output_t* logits, int* label,
     int valid_tokens);
