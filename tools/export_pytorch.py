@@ -43,6 +43,11 @@ f32 weights as a header, compiles a small program around quant::tool_main() (too
 with the C++ compiler ($CXX, default c++) and runs it; it prints the per-layer report (scales, zero points,
 clipped share of each tensor) and the int8 output's SQNR against f32 on the calibration inputs.
 
+--c-api PREFIX (with --header) also writes PREFIX.h, a C header, and PREFIX.cpp, its extern "C"
+functions (tools/c_api.py). Every export prints a report per layer: parameters, weight and
+workspace bytes, MACs and estimated Cortex-M instructions (tools/export_report.py); --report-json
+FILE writes it as JSON, --quiet silences it and the progress lines.
+
 Anything staticformer does not compute (bias-less projections, separate key/value dimensions,
 add_bias_kv, LayerNorms with different epsilons, an unknown activation, ...) is refused with a
 message and exit status 2. Needs torch (1.13 or later) and numpy.
@@ -69,6 +74,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import encoder_schema
+import export_report
 from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, FINAL_NORM_MEMBERS, LAYER_MEMBER, LAYER_MEMBERS,
                             EncoderSpec)
 
@@ -556,10 +562,10 @@ def calibration_samples(path, spec: EncoderSpec) -> Tuple[np.ndarray, int]:
 
 
 def run_quantiser(f32_header: str, call: str, samples: np.ndarray, args: List[str],
-                  header: Optional[str], blob: Optional[str]) -> None:
+                  header: Optional[str], blob: Optional[str]) -> str:
     """Compiles a program around quant::<call> (tools/quantize_tool.hpp) with the f32 weights'
     header, runs it on the calibration samples (written raw) and lets it write the int8 header
-    and / or blob; its report goes to stdout."""
+    and / or blob; its report goes to stdout and is returned."""
     import os
     import shlex
     import subprocess
@@ -582,20 +588,26 @@ def run_quantiser(f32_header: str, call: str, samples: np.ndarray, args: List[st
         if blob:
             run += ["--blob", str(Path(blob).resolve())]
         sys.stdout.flush()
-        if subprocess.run(run).returncode != 0:
+        done = subprocess.run(run, stdout=subprocess.PIPE, text=True)
+        print(done.stdout, end="", flush=True)
+        if done.returncode != 0:
             raise ExportError("quantisation failed")
+        return done.stdout
 
 
 def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str, calibration,
                 method: str = "min_max", percentile: float = 99.99,
-                header: Optional[str] = None, blob: Optional[str] = None) -> str:
+                header: Optional[str] = None, blob: Optional[str] = None, report: Optional[dict] = None) -> str:
     """Quantises with the library's C++ quantiser (quant::tool_main) and writes the int8 header
-    and/or blob; its report goes to stdout. Returns a one-line summary."""
+    and/or blob; its report goes to stdout (and to report["calibration"] if report is given).
+    Returns a one-line summary."""
     check_name(name)
     samples, rows = calibration_samples(calibration, spec)
-    run_quantiser(header_text(name, spec, weights, source, "f32"), f"tool_main<{name}_config>({name}, argc, argv)",
+    text = run_quantiser(header_text(name, spec, weights, source, "f32"), f"tool_main<{name}_config>({name}, argc, argv)",
                   samples, ["--valid-len", str(rows), "--method", method, "--percentile", repr(percentile),
                             "--name", name, "--config", config_using(name, spec), "--source", source], header, blob)
+    if report is not None:
+        report["calibration"] = text
     summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
     if header:
         summary += f", header {Path(header).stat().st_size:,} bytes"
@@ -634,6 +646,12 @@ def parse_args(argv):
                    help="int8: how activation ranges are chosen (default min_max)")
     p.add_argument("--percentile", type=float, default=99.99,
                    help="int8 with --calibration-method percentile: the percentile kept (default 99.99)")
+    p.add_argument("--c-api", metavar="PREFIX",
+                   help="also write a C API: PREFIX.h (C99/C11/C++) and PREFIX.cpp (extern \"C\" functions "
+                        "around --header's C++), beside --header or in --c-api-dir (tools/c_api.py)")
+    p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
+    p.add_argument("--report-json", metavar="FILE", help="also write the export report (tools/export_report.py) as JSON")
+    p.add_argument("--quiet", action="store_true", help="no export report on stdout, no progress on stderr")
     g = p.add_argument_group("options of a --state-dict export (a module carries its own)")
     g.add_argument("--d-model", type=int, help="default: from the tensor shapes")
     g.add_argument("--heads", type=int, help="required with --state-dict")
@@ -647,6 +665,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if not args.header and not args.blob:
         p.error("nothing to write: give --header and/or --blob")
+    if args.c_api and not args.header:
+        p.error("--c-api wraps the C++ header: give --header too")
     if (args.precision == "int8") != (args.calibration is not None):
         p.error("--calibration goes with --precision int8 (and int8 needs it)")
     if not 50.0 < args.percentile <= 100.0:
@@ -663,7 +683,7 @@ def is_model_state(state: dict) -> bool:
     return "_extra_state" in state or "conv_proj.weight" in state
 
 
-def export_model_main(args, module, state) -> int:
+def export_model_main(args, module, state, progress) -> int:
     """A whole model (tools/model_export.py): header and / or model blob."""
     import model_export  # noqa: E402  (it imports this module)
     if args.causal:
@@ -675,24 +695,62 @@ def export_model_main(args, module, state) -> int:
         else:
             spec, weights = model_export.extract_model_state(state, args.heads, args.seq_len)
             source = f"{Path(args.state_dict).name} (a model state_dict)"
+        progress(f"extracted {spec.encoder.layers} layers")
+        calibration = {}
         if args.precision == "int8":
+            progress(f"int8: calibrating and quantising (the C++ quantiser on {args.calibration})")
             print(model_export.export_int8(spec, weights, args.name, source, args.calibration,
-                                           args.calibration_method, args.percentile, args.header, args.blob))
+                                           args.calibration_method, args.percentile, args.header, args.blob,
+                                           calibration))
         else:
             print(model_export.export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        c_api_main(args, True, model_export.describe(spec), progress)
+        config = (config_using(f"{args.name}_encoder", spec.encoder) +
+                  f"\nusing {args.name}_config = {model_export.model_config_type(args.name, spec)};")
+        report_main(args, model_export.describe(spec), export_report.model_parts(spec, weights), config, True,
+                    calibration.get("calibration"), progress)
     except model_export.ep.ExportError as e:
         raise ExportError(str(e)) from None
     return 0
 
 
+def report_main(args, description: str, parts: list, config: str, model: bool, calibration, progress) -> None:
+    """The export report: printed unless --quiet, written as JSON with --report-json."""
+    if args.quiet and not args.report_json:
+        return
+    progress("report: sizes from the C++ compiler")
+    try:
+        text = export_report.report(args.name, description, args.precision, parts, config, model,
+                                    args.report_json, calibration)
+    except RuntimeError as e:
+        raise ExportError(str(e)) from None
+    if not args.quiet:
+        print(text)
+
+
+def c_api_main(args, model: bool, description: str, progress) -> None:
+    """--c-api: PREFIX.h and PREFIX.cpp around the C++ header just written."""
+    if not args.c_api:
+        return
+    progress("C API: sizes from the C++ compiler")
+    import c_api
+    out_dir = args.c_api_dir or str(Path(args.header).resolve().parent)
+    try:
+        print(c_api.write_c_api(args.c_api, out_dir, args.header, args.name, args.precision, model, description))
+    except (ValueError, RuntimeError) as e:
+        raise ExportError(str(e)) from None
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    progress = export_report.Progress(args.quiet)
     try:
         check_name(args.name)
+        progress(f"loading {args.module or args.state_dict}")
         module = load_module(args.module) if args.module else None
         state = None if module is not None else load_state_dict(args.state_dict)
         if not isinstance(module, nn.TransformerEncoder) and (module is not None or is_model_state(state)):
-            return export_model_main(args, module, state)
+            return export_model_main(args, module, state, progress)
         if args.seq_len is None:
             raise ExportError("an encoder export needs --seq-len")
         if args.module:
@@ -716,11 +774,17 @@ def main(argv=None) -> int:
                                causal=args.causal)
             weights = extract_state_dict(state, spec, prefix)
             source = f"{Path(args.state_dict).name} (a TransformerEncoder state_dict)"
+        progress(f"extracted {spec.layers} layers")
+        calibration = {}
         if args.precision == "int8":
+            progress(f"int8: calibrating and quantising (the C++ quantiser on {args.calibration})")
             print(export_int8(spec, weights, args.name, source, args.calibration, args.calibration_method,
-                              args.percentile, args.header, args.blob))
+                              args.percentile, args.header, args.blob, calibration))
         else:
             print(export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        c_api_main(args, False, describe(spec), progress)
+        report_main(args, describe(spec), export_report.encoder_parts(spec, weights), config_using(args.name, spec),
+                    False, calibration.get("calibration"), progress)
     except ExportError as e:
         print(f"export_pytorch: error: {e}", file=sys.stderr)
         return 2

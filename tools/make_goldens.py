@@ -127,7 +127,7 @@ def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path,
     OUT/<name>/calibration.bin)."""
     s = g.spec
     stem = "model" if precision == "f32" else f"model_{precision}"
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--seq-len", str(s.seq_len),
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--seq-len", str(s.seq_len),
            "--name", g.name if precision == "f32" else f"{g.name}_{precision}",
            "--blob", str(out / f"{stem}.sfwb")]
     if precision != "f32":
@@ -287,7 +287,7 @@ def model_calibration(g: ModelGolden, model: nn.Module) -> np.ndarray:
 
 def export_model_golden(g: ModelGolden, model: nn.Module, out: Path, tmp: Path, precision: str) -> None:
     stem = "model" if precision == "f32" else f"model_{precision}"
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--name", g.name if precision == "f32" else
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--name", g.name if precision == "f32" else
            f"{g.name}_{precision}", "--blob", str(out / f"{stem}.sfwm")]
     if precision != "f32":
         cmd += ["--precision", precision]

@@ -386,13 +386,17 @@ def model_calibration(path, spec: ModelSpec) -> Tuple[np.ndarray, int]:
 
 
 def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, calibration, method: str = "min_max",
-                percentile: float = 99.99, header: Optional[str] = None, blob: Optional[str] = None) -> str:
+                percentile: float = 99.99, header: Optional[str] = None, blob: Optional[str] = None,
+                report: Optional[dict] = None) -> str:
+    """As export_pytorch.export_int8 (report["calibration"]: the quantiser's report)."""
     ep.check_name(name)
     samples, tokens = model_calibration(calibration, spec)
     config = ep.config_using(f"{name}_encoder", spec.encoder) + f"\nusing {name}_config = {model_config_type(name, spec)};"
-    ep.run_quantiser(header_text(name, spec, weights, source, "f32"), f"model_tool_main<{name}_config>({name}, argc, argv)",
+    text = ep.run_quantiser(header_text(name, spec, weights, source, "f32"), f"model_tool_main<{name}_config>({name}, argc, argv)",
                      samples, ["--valid-len", str(tokens), "--method", method, "--percentile", repr(percentile),
                                "--name", name, "--config", config, "--source", source], header, blob)
+    if report is not None:
+        report["calibration"] = text
     summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
     for what, path in (("header", header), ("blob", blob)):
         if path:

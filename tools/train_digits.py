@@ -103,8 +103,8 @@ def export(kind: str, model: nn.Module, calibration: np.ndarray, out: Path, tmp:
     np.save(tmp / f"{kind}_calibration.npy", calibration)
     for precision in ("f32", "f16", "int8"):
         name = f"digits_{kind}" + ("" if precision == "f32" else f"_{precision}")
-        cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--module", str(tmp / f"{kind}.pt"), "--name", name,
-               "--header", str(out / f"{name}.hpp"), "--blob", str(out / f"{name}.sfwm")]
+        cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--module", str(tmp / f"{kind}.pt"),
+               "--name", name, "--header", str(out / f"{name}.hpp"), "--blob", str(out / f"{name}.sfwm")]
         if precision != "f32":
             cmd += ["--precision", precision]
         if precision == "int8":

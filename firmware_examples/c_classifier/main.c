@@ -1,0 +1,108 @@
+/* c_classifier: a firmware program in C that runs a model through the C API tools/export_pytorch.py
+ * --c-api wrote (model/cmodel_<precision>.h, make_model.py), in f32, f16 and int8, and checks every
+ * result byte for byte (memcmp) against the C++ API's (reference.cpp: staticformer::model::classify)
+ * on the same inputs, with the static workspace and with a caller-owned one; that bad input
+ * returns its status and leaves the output alone; and the int8 quantisation it reports. Exit status 0 when all agree. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmodel_f16.h"
+#include "cmodel_f32.h"
+#include "cmodel_int8.h"
+#include "reference.h"
+
+#define INPUTS 12
+
+/* The inputs: token ids and how many of them are valid (main fills them). */
+static int32_t ids[INPUTS][CMODEL_F32_INPUT_TOKENS];
+static int valid[INPUTS];
+
+static int failures = 0;
+
+static void check(int ok, const char* what, int input) {
+    if (!ok) {
+        printf("FAIL %s (input %d)\n", what, input);
+        ++failures;
+    }
+}
+
+static uint32_t lcg_state = 23u;
+static int32_t next_id(void) {
+    lcg_state = lcg_state * 1664525u + 1013904223u;
+    return (int32_t)((lcg_state >> 16) % 17u);
+}
+
+/* FNV-1a over bytes: one printed line per precision, the same on every target. */
+static uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
+    const unsigned char* p = (const unsigned char*)data;
+    for (size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 16777619u;
+    return h;
+}
+
+/* One precision: PREFIX's C API against the C++ API's reference_classify(precision, ...). The
+ * three APIs differ only in names and element types, hence a macro. */
+#define CHECK_PRECISION(prefix, P, precision)                                                               \
+    static void check_##prefix(void) {                                                                      \
+        static _Alignas(P##_WORKSPACE_ALIGN) unsigned char workspace[P##_WORKSPACE_BYTES + 1];               \
+        uint32_t hash = 2166136261u;                                                                        \
+        for (int i = 0; i < INPUTS; ++i) {                                                                  \
+            prefix##_output_t a[P##_CLASSES], b[P##_CLASSES], c[P##_CLASSES], expected[P##_CLASSES];         \
+            int la = -1, lb = -1, lexpected = -2;                                                  \
+            check(reference_classify(precision, ids[i], valid[i], expected, &lexpected) == 0, "C++ API", i); \
+            check(prefix##_classify(ids[i], a, &la, valid[i]) == P##_STATUS_OK, #prefix "_classify", i);     \
+            check(prefix##_classify_ws(workspace, sizeof workspace, ids[i], b, &lb, valid[i]) == P##_STATUS_OK, \
+                  #prefix "_classify_ws", i);                                                               \
+            check(prefix##_forward(ids[i], c, valid[i]) == P##_STATUS_OK, #prefix "_forward", i);            \
+            check(memcmp(a, expected, sizeof a) == 0 && la == lexpected, #prefix "_classify == C++", i);     \
+            check(memcmp(b, expected, sizeof b) == 0 && lb == lexpected, #prefix "_classify_ws == C++", i);  \
+            check(memcmp(c, expected, sizeof c) == 0, #prefix "_forward == C++", i);                          \
+            hash = fnv1a(hash, a, sizeof a);                                                                \
+        }                                                                                                   \
+        /* Bad input: its status, the output and label untouched. */                                        \
+        prefix##_output_t out[P##_CLASSES];                                                                 \
+        int32_t bad[P##_INPUT_TOKENS];                                                                      \
+        int label = -7;                                                                                     \
+        memcpy(bad, ids[0], sizeof bad);                                                                    \
+        bad[3] = 17;                                                                                        \
+        memset(out, 0xa5, sizeof out);                                                                      \
+        unsigned char untouched[sizeof out];                                                                \
+        memcpy(untouched, out, sizeof out);                                                                 \
+        check(prefix##_classify(bad, out, &label, P##_INPUT_TOKENS) == P##_STATUS_BAD_TOKEN_ID, "bad id", 0); \
+        check(prefix##_classify(ids[0], out, &label, 0) == P##_STATUS_BAD_VALID_LEN, "valid 0", 0);         \
+        check(prefix##_classify(ids[0], out, &label, P##_INPUT_TOKENS + 1) == P##_STATUS_BAD_VALID_LEN, "valid +1", 0); \
+        check(prefix##_forward(NULL, out, 1) == P##_STATUS_NULL_POINTER, "null input", 0);                  \
+        check(prefix##_classify_ws(workspace + 1, P##_WORKSPACE_BYTES, ids[0], out, &label, 1) ==           \
+              P##_STATUS_BAD_WORKSPACE, "misaligned workspace", 0);                                         \
+        check(prefix##_classify_ws(workspace, P##_WORKSPACE_BYTES - 1, ids[0], out, &label, 1) ==           \
+              P##_STATUS_BAD_WORKSPACE, "short workspace", 0);                                              \
+        check(prefix##_classify_ws(NULL, P##_WORKSPACE_BYTES, ids[0], out, &label, 1) == P##_STATUS_BAD_WORKSPACE, \
+              "null workspace", 0);                                                                         \
+        check(memcmp(out, untouched, sizeof out) == 0 && label == -7, "output untouched on error", 0);     \
+        check(strcmp(prefix##_status_string(P##_STATUS_BAD_TOKEN_ID), "bad_token_id") == 0, "status string", 0); \
+        printf(#prefix ": %d inputs, weights %u B, workspace %u B, logits fnv1a %08lx\n", INPUTS,             \
+               (unsigned)P##_WEIGHT_BYTES, (unsigned)P##_WORKSPACE_BYTES, (unsigned long)hash);             \
+    }
+
+CHECK_PRECISION(cmodel_f32, CMODEL_F32, 0)
+CHECK_PRECISION(cmodel_f16, CMODEL_F16, 1)
+CHECK_PRECISION(cmodel_int8, CMODEL_INT8, 2)
+
+int main(void) {
+    for (int i = 0; i < INPUTS; ++i) {
+        valid[i] = i == 0 ? CMODEL_F32_INPUT_TOKENS : 1 + i % CMODEL_F32_INPUT_TOKENS;  /* full, then 2, 3, ... */
+        for (int t = 0; t < CMODEL_F32_INPUT_TOKENS; ++t) ids[i][t] = t < valid[i] ? next_id() : 0;
+    }
+    check_cmodel_f32();
+    check_cmodel_f16();
+    check_cmodel_int8();
+    /* int8: the quantisation the C API reports is the weights' own. */
+    float scale[2], expected_scale[2];
+    int32_t zero[2], expected_zero[2];
+    cmodel_int8_quantization(&scale[0], &zero[0], &scale[1], &zero[1]);
+    reference_quantization(&expected_scale[0], &expected_zero[0], &expected_scale[1], &expected_zero[1]);
+    check(memcmp(scale, expected_scale, sizeof scale) == 0 && memcmp(zero, expected_zero, sizeof zero) == 0,
+          "cmodel_int8_quantization", 0);
+    printf("c_classifier: %s\n", failures ? "FAILED" : "C API == C++ API, byte for byte");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,38 @@
+// The C++ API's side of c_classifier: staticformer::model (its own workspace, the default
+// backend's tile) on the same weights headers as the C API.
+#include "reference.h"
+
+#include <staticformer/staticformer.hpp>
+
+#include "cmodel_f16.hpp"
+#include "cmodel_f32.hpp"
+#include "cmodel_int8.hpp"
+
+namespace sf = staticformer;
+
+namespace {
+
+template <class Cfg, class P>
+int classify(const sf::model_weights<Cfg, P>& w, const std::int32_t* ids, int valid, void* logits, int* label) {
+    static sf::model<Cfg, P> net{w};
+    using output_type = typename sf::model<Cfg, P>::output_type;
+    return int(net.classify(ids, static_cast<output_type*>(logits), label, valid));
+}
+
+}  // namespace
+
+extern "C" int reference_classify(int precision, const std::int32_t* ids, int valid_tokens, void* logits, int* label) {
+    switch (precision) {
+    case 0: return classify(cmodel_f32, ids, valid_tokens, logits, label);
+    case 1: return classify(cmodel_f16, ids, valid_tokens, logits, label);
+    default: return classify(cmodel_int8, ids, valid_tokens, logits, label);
+    }
+}
+
+extern "C" void reference_quantization(float* input_scale, std::int32_t* input_zero_point, float* output_scale,
+                                       std::int32_t* output_zero_point) {
+    *input_scale = cmodel_int8.quant.input.scale;
+    *input_zero_point = cmodel_int8.quant.input.zero_point;
+    *output_scale = cmodel_int8.quant.logits.scale;
+    *output_zero_point = cmodel_int8.quant.logits.zero_point;
+}
