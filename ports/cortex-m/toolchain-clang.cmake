@@ -41,8 +41,9 @@ set(CMAKE_CXX_COMPILER_TARGET ${SF_PORT_CLANG_TARGET})
 string(APPEND CMAKE_C_FLAGS_INIT " -nostdlibinc -fshort-enums${_sf_includes}")
 string(APPEND CMAKE_CXX_FLAGS_INIT " -nostdlibinc -fshort-enums${_sf_includes}")
 # arm-none-eabi-g++ links, with the core flags it selects its multilib by (clang's compile
-# flags, <FLAGS>, are not its own).
+# flags, <FLAGS>, are not its own). -z noexecstack: clang marks its objects' stack non-executable
+# and newlib's crtn.o does not, which ld warns about; bare metal has no such permission anyway.
 foreach(lang C CXX)
   set(CMAKE_${lang}_LINK_EXECUTABLE
-      "arm-none-eabi-g++ ${SF_PORT_CPU_FLAGS} <CMAKE_${lang}_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
+      "arm-none-eabi-g++ ${SF_PORT_CPU_FLAGS} -Wl,-z,noexecstack <CMAKE_${lang}_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
 endforeach()
