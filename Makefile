@@ -13,7 +13,10 @@ CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux
 	gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (not pulled in without recommends).
 TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang libclang-rt-14-dev valgrind python3 python3-torch \
-	python3-torchvision python3-numpy $(CROSS_PACKAGES)
+	python3-torchvision python3-numpy $(CROSS_PACKAGES) $(COMPILER_PACKAGES)
+# The other compilers of the bit-exact matrix (tests/compiler_bit_exact.sh; g++ 12 and clang 14
+# are the defaults above): host tests, and clang 16 builds the Cortex-M55 firmware.
+COMPILER_PACKAGES = g++-11 clang-13 clang-15 clang-16
 
 .PHONY: demo test cross-test host-test fuzz fuzz-test bench footprint deps-demo deps-test goldens demo-model digits \
 	digits-accuracy clean
@@ -42,7 +45,9 @@ host-test: deps-test
 # Every port (CMakePresets.json): cross-build the tests and run them under QEMU against the
 # same committed reference outputs as the host.
 # CROSS_FLAGS=-DSTATICFORMER_ALL_VARIANTS=ON adds the ARMv7 and RISC-V contraction-off builds.
-CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55
+# clang-cortex-m4 / -m55: the firmware bit-exact test built by clang 14 / 16 instead of GCC.
+CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55 \
+	clang-cortex-m4 clang-cortex-m55
 CROSS_FLAGS ?=
 cross-test: deps-test
 	@for t in $(CROSS_TARGETS); do \
