@@ -59,6 +59,7 @@ argument of write_header(), write_blob() and export() is "f32" (default) or "f16
 
 import argparse
 import math
+import os
 import re
 import struct
 import sys
@@ -566,7 +567,6 @@ def run_quantiser(f32_header: str, call: str, samples: np.ndarray, args: List[st
     """Compiles a program around quant::<call> (tools/quantize_tool.hpp) with the f32 weights'
     header, runs it on the calibration samples (written raw) and lets it write the int8 header
     and / or blob; its report goes to stdout and is returned."""
-    import os
     import shlex
     import subprocess
     import tempfile
@@ -744,6 +744,8 @@ def c_api_main(args, model: bool, description: str, progress) -> None:
 def main(argv=None) -> int:
     args = parse_args(argv)
     progress = export_report.Progress(args.quiet)
+    if not args.quiet:  # the C++ quantiser's progress lines (tools/quantize_tool.hpp)
+        os.environ.setdefault("STATICFORMER_PROGRESS", "1")
     try:
         check_name(args.name)
         progress(f"loading {args.module or args.state_dict}")

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <staticformer/blob.hpp>
 #include <staticformer/quant/convert.hpp>
 #include <staticformer/quant/model_quantize.hpp>
@@ -179,6 +181,17 @@ inline void print_report(const report& r) {
     if (r.saturated_biases) std::printf("warning: %zu biases saturated at +-2^30\n", r.saturated_biases);
 }
 
+// "calibration: 120 / 256 samples" on stderr as a loop goes (about 20 updates) when stderr is a
+// terminal, there is more than a handful of samples and the exporter asks for it
+// (STATICFORMER_PROGRESS=1, unless --quiet): a long calibration shows that it runs.
+inline void progress(const char* what, int done, int count) {
+    static const bool on = isatty(2) != 0 && std::getenv("STATICFORMER_PROGRESS") &&
+                           std::strcmp(std::getenv("STATICFORMER_PROGRESS"), "1") == 0;
+    if (!on || count < 32 || (done % (count / 20) != 0 && done != count)) return;
+    std::fprintf(stderr, "\r%s: %d / %d samples%s", what, done, count, done == count ? "\n" : "");
+    std::fflush(stderr);
+}
+
 }  // namespace detail
 
 // SQNR (dB) of the dequantised int8 encoder output against the f32 reference, over the valid
@@ -193,6 +206,7 @@ double sqnr_db(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, 
     std::vector<std::int8_t> q(n), out(n);
     double signal = 0, noise = 0;
     for (int s = 0; s < count; ++s) {
+        detail::progress("int8 against f32", s + 1, count);
         const float* x = samples + std::size_t(s) * n;
         forward<reference>(w32, ws, x, y.data(), valid_len);
         quantize_input(w8, x, q.data(), n);  // (ok: calibration took every sample)
@@ -286,9 +300,11 @@ int tool_main(const encoder_weights<Cfg, f32>& w32, int argc, char** argv) {
     const int count = int(samples.size() / n);
 
     calibrator<Cfg> c(w32);
-    for (int s = 0; s < count; ++s)
+    for (int s = 0; s < count; ++s) {
         if (const status st = c.observe(samples.data() + std::size_t(s) * n, valid_len); st != status::ok)
             return refused_sample(a, s, st);
+        detail::progress("calibration", s + 1, count);
+    }
     static encoder_weights<Cfg, int8> w8;
     const report r = c.quantize(w8, a.o);
     detail::print_report(r);
@@ -318,9 +334,11 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     const int count = int(samples.size() / M::input_values);
 
     model_calibrator<M> c(w32);
-    for (int s = 0; s < count; ++s)
+    for (int s = 0; s < count; ++s) {
         if (const status st = c.observe(samples.data() + std::size_t(s) * M::input_values, valid); st != status::ok)
             return refused_sample(a, s, st);
+        detail::progress("calibration", s + 1, count);
+    }
     static model_weights<M, int8> w8;
     const model_report r = c.quantize(w8, a.o);
     detail::print_report(r.encoder);
@@ -339,6 +357,7 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     double signal = 0, noise = 0;
     int agree = 0;
     for (int s = 0; s < count; ++s) {
+        detail::progress("int8 against f32", s + 1, count);
         const in_t* in = samples.data() + std::size_t(s) * M::input_values;
         forward<reference>(w32, ws, in, y.data(), valid);
         if constexpr (M::input == input_kind::tokens) {
