@@ -36,6 +36,10 @@ function(staticformer_add_dispatch target)
   foreach(level IN LISTS levels)
     set(objects ${target}_${level})
     add_library(${objects} OBJECT ${ARGN})
+    get_target_property(excluded ${target} EXCLUDE_FROM_ALL)
+    if(excluded)
+      set_target_properties(${objects} PROPERTIES EXCLUDE_FROM_ALL ON)
+    endif()
     # The copy is compiled as the target is: its include directories, definitions and options,
     # with those its libraries give (linked before or after this call).
     target_include_directories(${objects} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
