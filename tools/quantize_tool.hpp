@@ -185,8 +185,8 @@ inline void print_report(const report& r) {
 // terminal, there is more than a handful of samples and the exporter asks for it
 // (STATICFORMER_PROGRESS=1, unless --quiet): a long calibration shows that it runs.
 inline void progress(const char* what, int done, int count) {
-    static const bool on = isatty(2) != 0 && std::getenv("STATICFORMER_PROGRESS") &&
-                           std::strcmp(std::getenv("STATICFORMER_PROGRESS"), "1") == 0;
+    static const char* const asked = std::getenv("STATICFORMER_PROGRESS");
+    static const bool on = isatty(2) != 0 && asked && std::strcmp(asked, "1") == 0;
     if (!on || count < 32 || (done % (count / 20) != 0 && done != count)) return;
     std::fprintf(stderr, "\r%s: %d / %d samples%s", what, done, count, done == count ? "\n" : "");
     std::fflush(stderr);

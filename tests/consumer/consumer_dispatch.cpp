@@ -11,8 +11,12 @@ alignas(sf::weights_alignment) static sf::encoder_weights<dispatch_cfg, sf::f32>
 static float x[dispatch_cfg::seq_len * dispatch_cfg::d_model], y[sizeof x / sizeof x[0]], y_ref[sizeof x / sizeof x[0]];
 
 int main() {
-    float* all = &weights.layer[0].qkv_w[0][0];  // a deterministic pattern over every float
-    for (std::size_t i = 0; i < sizeof weights / sizeof(float); ++i) all[i] = float(int(i * 37 % 101) - 50) / 128.0f;
+    // A deterministic pattern over every float of the weights (f32 weights hold only floats).
+    auto* bytes = reinterpret_cast<unsigned char*>(&weights);
+    for (std::size_t i = 0; i < sizeof weights / sizeof(float); ++i) {
+        const float v = float(int(i * 37 % 101) - 50) / 128.0f;
+        std::memcpy(bytes + i * sizeof v, &v, sizeof v);
+    }
     for (std::size_t i = 0; i < sizeof x / sizeof x[0]; ++i) x[i] = float(int(i * 13 % 29) - 14) / 7.0f;
     static sf::workspace_for<dispatch_cfg, sf::reference> ws;
     const sf::status ref = sf::forward<sf::reference>(weights, ws, x, y_ref, dispatch_cfg::seq_len);
