@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "../../math/fixed_point.hpp"
 #include "../../weights_int8.hpp"
@@ -58,6 +59,62 @@ struct packed_rows {  // unpacked word by word
     }
 };
 
+#if defined(__OPTIMIZE__)
+// Groups of four inputs of a 2 x 2 tile in inline assembly (Count <= 4 groups, from pairs and w):
+// per group two LDRD of the rows' unpacked pairs, a LDR and two SXTB16 per output's weight
+// word, eight SMLAD (16 instructions per 16 multiply-adds). GCC's own code loads the pairs
+// word by word and re-dispatches the unrolled loop's remainder: 18+ per group. Not at -O0,
+// whose frame pointer leaves too few registers.
+template <int Count, int RowBytes, int GroupBytes>
+STATICFORMER_ALWAYS_INLINE void tile22_groups(std::int32_t (&acc)[2][2], const std::int32_t* pairs,
+                                              const std::int8_t* w) noexcept {
+    static_assert(Count >= 1 && Count <= 4 && RowBytes + 8 * Count <= 1020 && GroupBytes * Count <= 4095,
+                  "LDRD and LDR immediate offsets");
+    std::int32_t xe0, xo0, xe1, xo1, we, wo;
+    __asm__(".irp g, 0, 1, 2, 3\n\t"
+            ".if \\g < %c[count]\n\t"
+            "ldrd %[xe0], %[xo0], [%[pairs], #8 * \\g]\n\t"
+            "ldrd %[xe1], %[xo1], [%[pairs], #%c[row] + 8 * \\g]\n\t"
+            "ldr %[wo], [%[w], #%c[group] * \\g]\n\t"
+            "sxtb16 %[we], %[wo]\n\t"
+            "sxtb16 %[wo], %[wo], ror #8\n\t"
+            "smlad %[a00], %[xe0], %[we], %[a00]\n\t"
+            "smlad %[a00], %[xo0], %[wo], %[a00]\n\t"
+            "smlad %[a10], %[xe1], %[we], %[a10]\n\t"
+            "smlad %[a10], %[xo1], %[wo], %[a10]\n\t"
+            "ldr %[wo], [%[w], #%c[group] * \\g + 4]\n\t"
+            "sxtb16 %[we], %[wo]\n\t"
+            "sxtb16 %[wo], %[wo], ror #8\n\t"
+            "smlad %[a01], %[xe0], %[we], %[a01]\n\t"
+            "smlad %[a01], %[xo0], %[wo], %[a01]\n\t"
+            "smlad %[a11], %[xe1], %[we], %[a11]\n\t"
+            "smlad %[a11], %[xo1], %[wo], %[a11]\n\t"
+            ".endif\n\t"
+            ".endr"
+            : [a00] "+r"(acc[0][0]), [a01] "+r"(acc[0][1]), [a10] "+r"(acc[1][0]), [a11] "+r"(acc[1][1]),
+              [xe0] "=&r"(xe0), [xo0] "=&r"(xo0), [xe1] "=&r"(xe1), [xo1] "=&r"(xo1), [we] "=&r"(we), [wo] "=&r"(wo)
+            : [pairs] "r"(pairs), [w] "r"(w), [count] "n"(Count), [row] "n"(RowBytes), [group] "n"(GroupBytes),
+              "m"(*reinterpret_cast<const std::int32_t(*)[RowBytes / 4 + 2 * Count]>(pairs)),
+              "m"(*reinterpret_cast<const std::int8_t(*)[GroupBytes * (Count - 1) + 8]>(w)));
+}
+#endif
+
+// The last In % 4 inputs (w: their group) and the requantisation of a tile.
+template <int In, int Out, int Rows, int Cols, class Requant>
+STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], const std::int8_t* x, const std::int8_t* w,
+                                            const linear_int8<In, Out>& p, int o, Requant requant,
+                                            std::int8_t* y) noexcept {
+    for (int i = In / 4 * 4; i < In; ++i)
+#pragma GCC unroll 2
+        for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+            for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * w[4 * c + i % 4];
+#pragma GCC unroll 2
+    for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+        for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], p.multiplier[o + c]);
+}
+
 // Rows x Cols (each 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
 // inputs one by one (the next row's values follow a row: no word may be read across).
 template <int In, int Out, int Rows, int Cols, class Inputs, class Requant>
@@ -71,6 +128,18 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 #pragma GCC unroll 2
         for (int c = 0; c < Cols; ++c) acc[r][c] = p.bias[o + c];
     const std::int8_t* w = p.w[0][o];
+#if defined(__OPTIMIZE__)
+    if constexpr (Rows == 2 && Cols == 2 && std::is_same<Inputs, unpacked_rows<In>>::value) {
+        constexpr int row = 4 * unpacked_rows<In>::words, group = 4 * Out;
+        if constexpr (row + 32 <= 1020 && 4 * group <= 4095) {
+            const std::int32_t* pairs = in.pairs;
+            for (int g = 0; g + 4 <= whole; g += 4, pairs += 8, w += 4 * group)
+                tile22_groups<4, row, group>(acc, pairs, w);
+            if constexpr (whole % 4 != 0) tile22_groups<whole % 4, row, group>(acc, pairs, w), w += whole % 4 * group;
+            return finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
+        }
+    }
+#endif
 #pragma GCC unroll 4
     for (int g = 0; g < whole; ++g, w += 4 * Out) {
         std::int32_t xe[Rows], xo[Rows];
@@ -83,15 +152,7 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
             for (int r = 0; r < Rows; ++r) acc[r][c] = __smlad(xo[r], wo, __smlad(xe[r], we, acc[r][c]));
         }
     }
-    for (int i = 4 * whole; i < In; ++i)
-#pragma GCC unroll 2
-        for (int r = 0; r < Rows; ++r)
-#pragma GCC unroll 2
-            for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * w[4 * c + i % 4];
-#pragma GCC unroll 2
-    for (int r = 0; r < Rows; ++r)
-#pragma GCC unroll 2
-        for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], p.multiplier[o + c]);
+    finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
 }
 
 // Rows (1 or 2) rows, every output: pairs of outputs, then the odd one.
