@@ -1,17 +1,17 @@
 // staticformer: the cortex_m_dsp backend's kernel sets (optimised; bit-identical to the
 // reference): the int8 linear layers, attention and residual adds with SMLAD / SMUAD, LayerNorm
-// and softmax in 32-bit steps, the activation table the reference's (gathered by Helium on the
-// Cortex-M55, as are LayerNorm, softmax, the adds and attention there). Float
+// and softmax in 32-bit steps, the activation table four lookups per word (gathered by Helium on
+// the Cortex-M55, as are LayerNorm, softmax, the adds and attention there). Float
 // encoders on this backend run the reference kernels (the FPU has no vector unit).
 #pragma once
 
 #include "../../config.hpp"
 #include "../kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_DSP
+#include "activation_int8.hpp"
 #include "add_int8.hpp"
 #include "attention_int8.hpp"
 #if defined(__ARM_FEATURE_MVE)
-#include "activation_int8_mve.hpp"
 #include "attention_int8_mve.hpp"
 #endif
 #include "layer_norm_int8.hpp"
@@ -42,11 +42,9 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         kernels::cortex_m_dsp::add(x, a, n, p);
     }
-#if defined(__ARM_FEATURE_MVE)
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-        kernels::cortex_m_mve::activate(x, n, table);
+        kernels::cortex_m_dsp::activate(x, n, table);
     }
-#endif
     template <int N>
     static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::layer_norm(x, rows, p, y);

@@ -68,7 +68,7 @@ struct packed_rows {  // unpacked word by word
 template <int Count, int RowBytes, int GroupBytes>
 STATICFORMER_ALWAYS_INLINE void tile22_groups(std::int32_t (&acc)[2][2], const std::int32_t* pairs,
                                               const std::int8_t* w) noexcept {
-    static_assert(Count >= 1 && Count <= 4 && RowBytes + 8 * Count <= 1020 && GroupBytes * Count <= 4095,
+    static_assert(Count >= 1 && Count <= 4 && RowBytes + 8 * Count <= 1020 && GroupBytes * (Count - 1) + 4 <= 4095,
                   "LDRD and LDR immediate offsets");
     std::int32_t xe0, xo0, xe1, xo1, we, wo;
     __asm__(".irp g, 0, 1, 2, 3\n\t"
@@ -131,7 +131,7 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 #if defined(__OPTIMIZE__)
     if constexpr (Rows == 2 && Cols == 2 && std::is_same<Inputs, unpacked_rows<In>>::value) {
         constexpr int row = 4 * unpacked_rows<In>::words, group = 4 * Out;
-        if constexpr (row + 32 <= 1020 && 4 * group <= 4095) {
+        if constexpr (row + 32 <= 1020 && 3 * group + 4 <= 4095) {
             const std::int32_t* pairs = in.pairs;
             for (int g = 0; g + 4 <= whole; g += 4, pairs += 8, w += 4 * group)
                 tile22_groups<4, row, group>(acc, pairs, w);
