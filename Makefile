@@ -18,7 +18,7 @@ TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev cla
 # are the defaults above): host tests, and clang 16 builds the Cortex-M55 firmware.
 COMPILER_PACKAGES = g++-11 clang-13 clang-15 clang-16
 
-.PHONY: demo test cross-test host-test fuzz fuzz-test bench footprint deps-demo deps-test goldens demo-model digits \
+.PHONY: demo test cross-test host-test fuzz fuzz-test bench footprint count-armv7-int8 deps-demo deps-test goldens demo-model digits \
 	digits-accuracy clean
 
 demo: deps-demo
@@ -77,6 +77,12 @@ bench: deps-test
 # reference configuration, and Cortex-M instructions per inference by kernel (ports/footprint).
 footprint: deps-test
 	sh tools/footprint.sh
+
+# ARMv7-A int8: instructions of the reference and armv7_neon kernels under qemu-arm (tiny
+# encoder's linear shapes and whole encoder; bench/ARMV7_INT8.md). COUNT_OPT=-O3 or -Os for another level.
+COUNT_OPT ?= -O2
+count-armv7-int8: deps-test
+	sh tools/armv7_int8_count.sh $(COUNT_OPT) $(BUILD)/armv7-int8-count
 
 deps-demo:
 	@sh tools/ensure_deps.sh $(DEMO_PACKAGES)

@@ -98,6 +98,9 @@ TEST(EncoderBitExact, BackendInThisBuild) {
 #if STATICFORMER_HAS_SIMD
     static_assert(std::is_same<sf::default_backend, sf::simd>::value, "");
     std::printf("simd backend: %d floats per batch\n", sf::kernels::simd::width);
+#elif STATICFORMER_HAS_ARMV7_NEON
+    static_assert(std::is_same<sf::default_backend, sf::armv7_neon>::value, "");
+    std::printf("armv7_neon backend: int8 kernels %s, float kernels the reference's\n", STATICFORMER_INT8_ISA);
 #else
     static_assert(std::is_same<sf::default_backend, sf::reference>::value, "");
     std::printf("reference backend only\n");

@@ -11,8 +11,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "common/int8_backend.hpp"
 #include "common/random.hpp"
 
 namespace {
@@ -20,14 +22,22 @@ namespace {
 namespace sf = staticformer;
 using sftest::splitmix64;
 
-#if !STATICFORMER_HAS_SIMD
-TEST(Int8SimdKernels, SimdBackend) { GTEST_SKIP() << "no simd backend in this build"; }
+#if !SFTEST_INT8_VECTOR
+TEST(Int8SimdKernels, SimdBackend) { GTEST_SKIP() << "no int8 vector backend in this build"; }
 #else
 using ref = sf::int8_kernel_set<sf::reference>;
-using vec = sf::int8_kernel_set<sf::simd>;
+using vec = sf::int8_kernel_set<sftest::int8_vector>;
+
+// ARMv7-A with NEON: the int8 kernels are NEON's, and the default backend runs them.
+#if defined(__arm__) && defined(__ARM_NEON) && !defined(STATICFORMER_NO_ARMV7_NEON)
+static_assert(std::is_same<sf::default_backend, sf::armv7_neon>::value, "armv7_neon is ARMv7 NEON's default");
+#if !defined(STATICFORMER_INT8_NEON)
+#error "ARMv7 NEON: the int8 kernels must use the NEON building blocks"
+#endif
+#endif
 
 TEST(Int8SimdKernels, InstructionSet) {
-    std::printf("int8 simd kernels: %s\n", STATICFORMER_INT8_ISA);
+    std::printf("int8 vector kernels: %s, backend %s\n", STATICFORMER_INT8_ISA, SFTEST_INT8_VECTOR_NAME);
 #if defined(STATICFORMER_INT8_X86) && defined(__AVX512VBMI__)
     std::printf("int8 activation: vector table lookup\n");
 #endif

@@ -15,6 +15,7 @@
 
 #include "common/cases.hpp"
 #include "common/files.hpp"
+#include "common/int8_backend.hpp"
 #include "common/options.hpp"
 
 namespace {
@@ -361,10 +362,11 @@ void check_case(const char* name) {
             const auto ref = output_bytes<Cfg, sf::int8, sf::reference>(kind, n, s);
             ASSERT_EQ(s, sf::status::ok);
             EXPECT_EQ(ref, expected) << name << " int8 reference, valid_len " << n << ", " << name_of(kind);
-#if STATICFORMER_HAS_SIMD
-            const auto vec = output_bytes<Cfg, sf::int8, sf::simd>(kind, n, s);
+#if SFTEST_INT8_VECTOR
+            const auto vec = output_bytes<Cfg, sf::int8, sftest::int8_vector>(kind, n, s);
             ASSERT_EQ(s, sf::status::ok);
-            EXPECT_EQ(vec, expected) << name << " int8 simd, valid_len " << n << ", " << name_of(kind);
+            EXPECT_EQ(vec, expected) << name << " int8 " SFTEST_INT8_VECTOR_NAME ", valid_len " << n << ", "
+                                     << name_of(kind);
 #endif
             const std::int8_t zero = std::int8_t(weights_for<Cfg, sf::int8>().output.zero_point);
             for (std::size_t i = std::size_t(n) * Cfg::d_model; i < ref.size(); ++i)
@@ -400,9 +402,10 @@ void check_int8_tiles(const char* name) {
             const auto expected = run_int8_tile<sf::reference, sf::tile_for<Cfg, sf::reference>, Cfg>(x, n);
             const std::vector<std::int8_t> outputs[] = {
                 run_int8_tile<sf::reference, 5, Cfg>(x, n),
-#if STATICFORMER_HAS_SIMD
-                run_int8_tile<sf::simd, 1, Cfg>(x, n), run_int8_tile<sf::simd, 4, Cfg>(x, n),
-                run_int8_tile<sf::simd, 5, Cfg>(x, n), run_int8_tile<sf::simd, Cfg::seq_len, Cfg>(x, n),
+#if SFTEST_INT8_VECTOR
+                run_int8_tile<sftest::int8_vector, 1, Cfg>(x, n), run_int8_tile<sftest::int8_vector, 4, Cfg>(x, n),
+                run_int8_tile<sftest::int8_vector, 5, Cfg>(x, n),
+                run_int8_tile<sftest::int8_vector, Cfg::seq_len, Cfg>(x, n),
 #endif
             };
             for (const auto& y : outputs)

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "common/compare.hpp"
@@ -39,6 +40,12 @@ void check_model_case(const char* name) {
             const auto vec = model_output_bytes<M, P, sf::simd>(kind, n, s);
             ASSERT_EQ(s, sf::status::ok);
             EXPECT_EQ(vec, expected) << name << " " << precision_name<P> << " simd, valid " << n << ", " << name_of(kind);
+#elif STATICFORMER_HAS_ARMV7_NEON
+            if constexpr (std::is_same<P, sf::int8>::value) {  // (its float kernels are the reference's)
+                const auto vec = model_output_bytes<M, P, sf::armv7_neon>(kind, n, s);
+                ASSERT_EQ(s, sf::status::ok);
+                EXPECT_EQ(vec, expected) << name << " int8 armv7_neon, valid " << n << ", " << name_of(kind);
+            }
 #endif
         }
     }

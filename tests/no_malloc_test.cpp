@@ -130,6 +130,8 @@ TEST(NoMalloc, ForwardSimdF16) {
     expect_no_allocation<tiny_pre_gelu, sf::simd, sf::f16>();
     expect_no_allocation<tanh_post, sf::simd, sf::f16>();
 }
+#elif STATICFORMER_HAS_ARMV7_NEON
+TEST(NoMalloc, ModelsArmv7Neon) { expect_models_no_allocation<sf::armv7_neon>(); }
 #endif
 
 }  // namespace

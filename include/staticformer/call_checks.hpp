@@ -30,8 +30,9 @@ inline status check_call(const void* x, const void* y, std::size_t element, int 
 template <class P, class Backend>
 struct backend_check : std::true_type {
     static_assert(std::is_same<Backend, reference>::value || std::is_same<Backend, simd>::value ||
-                      std::is_same<Backend, cortex_m_dsp>::value,
-                  "Backend must be staticformer::reference, staticformer::simd or staticformer::cortex_m_dsp");
+                      std::is_same<Backend, cortex_m_dsp>::value || std::is_same<Backend, armv7_neon>::value,
+                  "Backend must be staticformer::reference, staticformer::simd, staticformer::cortex_m_dsp or "
+                  "staticformer::armv7_neon");
 #if !STATICFORMER_HAS_SIMD
     static_assert(!std::is_same<Backend, simd>::value,
                   "staticformer::simd is not available in this build for " STATICFORMER_TARGET_NAME ": it needs "
@@ -42,6 +43,11 @@ struct backend_check : std::true_type {
     static_assert(!std::is_same<Backend, cortex_m_dsp>::value,
                   "staticformer::cortex_m_dsp is not available in this build for " STATICFORMER_TARGET_NAME ": it "
                   "needs a Cortex-M core with the DSP extension (Cortex-M4, M7, M33, M55); use staticformer::reference");
+#endif
+#if !STATICFORMER_HAS_ARMV7_NEON
+    static_assert(!std::is_same<Backend, armv7_neon>::value,
+                  "staticformer::armv7_neon is not available in this build for " STATICFORMER_TARGET_NAME ": it "
+                  "needs 32-bit Arm A-profile with NEON (-mfpu=neon*); use staticformer::reference");
 #endif
 };
 

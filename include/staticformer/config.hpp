@@ -18,8 +18,8 @@
 // STATICFORMER_HAS_SIMD: 1 where the simd backend exists and is bit-exact: xsimd is available,
 // the target has a hardware FMA and its vector unit follows IEEE 754 like its scalar unit:
 // x86-64 with FMA3 or AVX-512, and AArch64. Not ARMv7: its NEON unit flushes subnormals to
-// zero while VFP keeps them (an example: bench/PERF_NOTES.md), so there the reference backend
-// is the only one.
+// zero while VFP keeps them (an example: bench/PERF_NOTES.md), so there float stays on the
+// reference kernels (int8 runs on NEON: armv7_neon below).
 // Define STATICFORMER_NO_SIMD to force the reference backend everywhere.
 #ifndef STATICFORMER_HAS_SIMD
 #if !defined(STATICFORMER_NO_SIMD) && defined(__has_include)
@@ -56,6 +56,18 @@
 #define STATICFORMER_HAS_CORTEX_M_DSP 1
 #else
 #define STATICFORMER_HAS_CORTEX_M_DSP 0
+#endif
+#endif
+
+// STATICFORMER_HAS_ARMV7_NEON: 1 on 32-bit Arm A/R-profile targets with NEON (-mfpu=neon*),
+// where the armv7_neon backend exists: the simd backend's int8 kernels on NEON's integer
+// instructions (exact: the flush-to-zero above concerns floats only), float on the reference
+// kernels. Define STATICFORMER_NO_ARMV7_NEON to keep the reference there.
+#ifndef STATICFORMER_HAS_ARMV7_NEON
+#if !defined(STATICFORMER_NO_ARMV7_NEON) && defined(__arm__) && !defined(__aarch64__) && defined(__ARM_NEON)
+#define STATICFORMER_HAS_ARMV7_NEON 1
+#else
+#define STATICFORMER_HAS_ARMV7_NEON 0
 #endif
 #endif
 
@@ -107,12 +119,16 @@ struct int8 {};
 struct reference {};     // normative scalar kernels
 struct simd {};          // xsimd / intrinsics kernels (x86-64, AArch64), bit-identical to reference
 struct cortex_m_dsp {};  // Cortex-M DSP extension (SMLAD) int8 kernels, bit-identical to reference
+struct armv7_neon {};    // ARMv7-A NEON int8 kernels (float: reference), bit-identical to reference
 
-// The fastest bit-exact backend of the target.
+// The fastest bit-exact backend of the target (armv7_neon and cortex_m_dsp: int8 kernels of
+// their own, float the reference's).
 #if STATICFORMER_HAS_SIMD
 using default_backend = simd;
 #elif STATICFORMER_HAS_CORTEX_M_DSP
 using default_backend = cortex_m_dsp;
+#elif STATICFORMER_HAS_ARMV7_NEON
+using default_backend = armv7_neon;
 #else
 using default_backend = reference;
 #endif

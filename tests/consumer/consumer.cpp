@@ -103,7 +103,10 @@ int main() {
     std::printf("staticformer %d.%d.%d consumer: default backend %s (STATICFORMER_HAS_SIMD=%d), "
                 "sizeof(void*) = %u\n",
                 STATICFORMER_VERSION_MAJOR, STATICFORMER_VERSION_MINOR, STATICFORMER_VERSION_PATCH,
-                STATICFORMER_HAS_SIMD ? "simd" : "reference", int(STATICFORMER_HAS_SIMD), unsigned(sizeof(void*)));
+                STATICFORMER_HAS_SIMD         ? "simd"
+                : STATICFORMER_HAS_ARMV7_NEON ? "armv7_neon (float: the reference kernels)"
+                                              : "reference",
+                int(STATICFORMER_HAS_SIMD), unsigned(sizeof(void*)));
     const bool ok_default = run("default", by_default, x, y_default);
     const bool ok_reference = run("reference", by_reference, x, y_reference);
     std::printf("default and reference outputs %s\n",

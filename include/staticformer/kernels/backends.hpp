@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../config.hpp"
+#include "armv7_neon/kernel_set.hpp"
 #include "cortex_m_dsp/kernel_set.hpp"
 #include "kernel_set.hpp"
 #if STATICFORMER_HAS_SIMD

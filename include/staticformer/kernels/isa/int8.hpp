@@ -5,7 +5,8 @@
 //   STATICFORMER_INT8_AVXVNNI     x86 AVX-VNNI (VPDPBUSD on 256-bit vectors)
 //   STATICFORMER_INT8_AVX2        x86 AVX2 (sign extension to int16 and VPMADDWD)
 //   STATICFORMER_INT8_SDOT        AArch64 NEON with the dot-product extension (SDOT)
-//   STATICFORMER_INT8_NEON        AArch64 NEON (SMULL / SADALP)
+//   STATICFORMER_INT8_NEON        AArch64 or ARMv7-A NEON (SMULL / SADALP); on ARMv7 only the
+//                                 armv7_neon backend (int8) uses it, float NEON staying off there
 // and none of them: the reference kernels. STATICFORMER_INT8_X86 / _ARM name the family;
 // linear_isa is the linear layer's step for the chosen set. Integer sums are exact, so the
 // order of the additions is free; every rounding step is reproduced lane by lane.
@@ -26,6 +27,9 @@
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #define STATICFORMER_INT8_NEON 1
 #define STATICFORMER_INT8_ISA "neon"
+#elif defined(__arm__) && defined(__ARM_NEON)
+#define STATICFORMER_INT8_NEON 1
+#define STATICFORMER_INT8_ISA "armv7-neon"
 #else
 #define STATICFORMER_INT8_ISA "none"
 #endif
