@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "../isa/arm_dsp.hpp"
+#include "../reference/activation_int8.hpp"
 #if defined(__ARM_FEATURE_MVE)
 #include "activation_int8_mve.hpp"
 #endif
@@ -28,7 +29,7 @@ inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
                                 std::uint32_t(t[std::int8_t(w >> 16)]) << 16 | std::uint32_t(t[std::int8_t(w >> 24)]) << 24;
         std::memcpy(x + i, &y, 4);
     }
-    for (; i < n; ++i) x[i] = table[x[i] + 128];
+    reference::activate(x + i, n - i, table);  // the last n % 4
 }
 
 }  // namespace cortex_m_dsp
