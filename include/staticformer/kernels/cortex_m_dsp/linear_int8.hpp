@@ -1,11 +1,12 @@
 // staticformer: int8 y = x W + b with the Arm DSP extension (optimised; bit-identical to
 // reference/linear_int8.hpp). The weights' layout w[i / 4][o][i % 4] puts an output's four
 // weights of a group of four inputs in one word: one load, SXTB16 into two int16 pairs, two
-// SMLAD. A tile of 2 rows x 2 outputs uses each unpacked weight word for two rows and each
-// input pair for two outputs (the registers of a larger tile would spill). The two rows' inputs
-// are unpacked into int16 pairs once per row pair, on the stack (4 * In bytes, for In <= 256),
-// else word by word in each tile. Integer sums are exact, so this order gives the reference's
-// accumulator; the requantisation is math::requantize's, in three instructions for the usual shifts.
+// SMLAD. A tile of 3 rows x 2 outputs uses each unpacked weight word for three rows and each
+// input pair for two outputs: its 6 accumulators, 4 weight pairs, 2 input pairs and 2 pointers
+// are the core's 14 registers. The rows' inputs are unpacked into int16 pairs once per tile of
+// rows, on the stack (6 * In bytes, for In <= 256), else word by word in each tile. Integer sums
+// are exact, so this order gives the reference's accumulator; the requantisation is
+// math::requantize's, in three instructions for the usual shifts.
 #pragma once
 
 #include <cstdint>
@@ -39,14 +40,15 @@ struct any_shift {
     }
 };
 
-// The inputs of a tile's rows as int16 pairs: (x0, x2), (x1, x3) of group g.
-template <int In>
-struct unpacked_rows {  // read from a buffer filled once per row pair
-    static constexpr int words = In / 4 * 2;
+// The inputs of a tile's rows as int16 pairs: (x0, x2), (x1, x3) of group g, the rows of a group
+// side by side so that the assembly tile reads them with one pointer and post-increments.
+template <int In, int Rows>
+struct unpacked_rows {  // read from a buffer filled once per tile of rows
+    static constexpr int words = In / 4 * 2 * Rows;
     const std::int32_t* pairs;
     STATICFORMER_ALWAYS_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
         std::uint64_t both;  // one LDRD
-        std::memcpy(&both, pairs + r * words + 2 * g, sizeof both);
+        std::memcpy(&both, pairs + 2 * (g * Rows + r), sizeof both);
         even = std::int32_t(std::uint32_t(both)), odd = std::int32_t(std::uint32_t(both >> 32));
     }
 };
@@ -60,42 +62,118 @@ struct packed_rows {  // unpacked word by word
 };
 
 #if defined(__OPTIMIZE__)
-// Groups of four inputs of a 2 x 2 tile in inline assembly (Count <= 4 groups, from pairs and w):
-// per group two LDRD of the rows' unpacked pairs, a LDR and two SXTB16 per output's weight
-// word, eight SMLAD (16 instructions per 16 multiply-adds). GCC's own code loads the pairs
-// word by word and re-dispatches the unrolled loop's remainder: 18+ per group. Not at -O0,
-// whose frame pointer leaves too few registers.
-template <int Count, int RowBytes, int GroupBytes>
-STATICFORMER_ALWAYS_INLINE void tile22_groups(std::int32_t (&acc)[2][2], const std::int32_t* pairs,
-                                              const std::int8_t* w) noexcept {
-    static_assert(Count >= 1 && Count <= 4 && RowBytes + 8 * Count <= 1020 && GroupBytes * (Count - 1) + 4 <= 4095,
-                  "LDRD and LDR immediate offsets");
-    std::int32_t xe0, xo0, xe1, xo1, we, wo;
-    __asm__(".irp g, 0, 1, 2, 3\n\t"
-            ".if \\g < %c[count]\n\t"
-            "ldrd %[xe0], %[xo0], [%[pairs], #8 * \\g]\n\t"
-            "ldrd %[xe1], %[xo1], [%[pairs], #%c[row] + 8 * \\g]\n\t"
-            "ldr %[wo], [%[w], #%c[group] * \\g]\n\t"
-            "sxtb16 %[we], %[wo]\n\t"
-            "sxtb16 %[wo], %[wo], ror #8\n\t"
-            "smlad %[a00], %[xe0], %[we], %[a00]\n\t"
-            "smlad %[a00], %[xo0], %[wo], %[a00]\n\t"
-            "smlad %[a10], %[xe1], %[we], %[a10]\n\t"
-            "smlad %[a10], %[xo1], %[wo], %[a10]\n\t"
-            "ldr %[wo], [%[w], #%c[group] * \\g + 4]\n\t"
-            "sxtb16 %[we], %[wo]\n\t"
-            "sxtb16 %[wo], %[wo], ror #8\n\t"
-            "smlad %[a01], %[xe0], %[we], %[a01]\n\t"
-            "smlad %[a01], %[xo0], %[wo], %[a01]\n\t"
-            "smlad %[a11], %[xe1], %[we], %[a11]\n\t"
-            "smlad %[a11], %[xo1], %[wo], %[a11]\n\t"
-            ".endif\n\t"
-            ".endr"
-            : [a00] "+r"(acc[0][0]), [a01] "+r"(acc[0][1]), [a10] "+r"(acc[1][0]), [a11] "+r"(acc[1][1]),
-              [xe0] "=&r"(xe0), [xo0] "=&r"(xo0), [xe1] "=&r"(xe1), [xo1] "=&r"(xo1), [we] "=&r"(we), [wo] "=&r"(wo)
-            : [pairs] "r"(pairs), [w] "r"(w), [count] "n"(Count), [row] "n"(RowBytes), [group] "n"(GroupBytes),
-              "m"(*reinterpret_cast<const std::int32_t(*)[RowBytes / 4 + 2 * Count]>(pairs)),
-              "m"(*reinterpret_cast<const std::int8_t(*)[GroupBytes * (Count - 1) + 8]>(w)));
+// A tile of Rows x Cols outputs (4 x 1, 3 x 1, 2 x 2 and the smaller) over groups of four
+// inputs, in inline assembly: per group a LDR (both outputs' words in one LDRD where the
+// offset allows) and two SXTB16 per output's weight word, then per row one LDRD of its unpacked
+// pairs (post-incremented) and two SMLAD per output (15 instructions per 16 multiply-adds in
+// both 4 x 1 and 2 x 2). Unroll groups a pass with the
+// weights' offsets immediate, Passes passes. At most 12 registers: with a frame pointer (-O0,
+// -fno-omit-frame-pointer, clang) 13 remain, and GCC's own code spills a tile this size.
+#define STATICFORMER_DSP_WEIGHT(we, wo, offset)                     \
+    "ldr %[" wo "], [%[w], #%c[group] * \\g + " offset "]\n\t"      \
+    "sxtb16 %[" we "], %[" wo "]\n\t"                               \
+    "sxtb16 %[" wo "], %[" wo "], ror #8\n\t"
+#define STATICFORMER_DSP_ROW1(a0)                                   \
+    "ldrd %[xe], %[xo], [%[pairs]], #8\n\t"                         \
+    "smlad %[" a0 "], %[xe], %[we0], %[" a0 "]\n\t"                 \
+    "smlad %[" a0 "], %[xo], %[wo0], %[" a0 "]\n\t"
+#define STATICFORMER_DSP_ROW2(a0, a1)                               \
+    STATICFORMER_DSP_ROW1(a0)                                       \
+    "smlad %[" a1 "], %[xe], %[we1], %[" a1 "]\n\t"                 \
+    "smlad %[" a1 "], %[xo], %[wo1], %[" a1 "]\n\t"
+#define STATICFORMER_DSP_TILE(weights, rows)                        \
+    ".if %c[passes] > 1\n1:\n.endif\n\t"                            \
+    ".irp g, 0, 1, 2, 3\n\t"                                        \
+    ".if \\g < %c[unroll]\n\t" weights rows                         \
+    ".endif\n\t"                                                    \
+    ".endr\n\t"                                                     \
+    "add %[w], %[w], #%c[group] * %c[unroll]\n\t"                   \
+    ".if %c[passes] > 1\n\t"                                        \
+    "ldr %[xe], %[end]\n\t"                                         \
+    "cmp %[pairs], %[xe]\n\t"                                       \
+    "bne 1b\n\t"                                                    \
+    ".endif"
+#define STATICFORMER_DSP_TEMPS                                                                        \
+    [pairs] "+r"(pairs), [w] "+r"(w), [xe] "=&r"(xe), [xo] "=&r"(xo), [we0] "=&r"(we0), [wo0] "=&r"(wo0)
+#define STATICFORMER_DSP_CONSTANTS \
+    [end] "m"(end), [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group)
+#define STATICFORMER_DSP_ONE STATICFORMER_DSP_WEIGHT("we0", "wo0", "0")
+#define STATICFORMER_DSP_TWO                                        \
+    ".if %c[group] * (%c[unroll] - 1) <= 1020\n\t"                  \
+    "ldrd %[wo0], %[wo1], [%[w], #%c[group] * \\g]\n\t"            \
+    ".else\n\t"                                                     \
+    "ldr %[wo0], [%[w], #%c[group] * \\g]\n\t"                     \
+    "ldr %[wo1], [%[w], #%c[group] * \\g + 4]\n\t"                 \
+    ".endif\n\t"                                                    \
+    "sxtb16 %[we0], %[wo0]\n\t"                                     \
+    "sxtb16 %[wo0], %[wo0], ror #8\n\t"                             \
+    "sxtb16 %[we1], %[wo1]\n\t"                                     \
+    "sxtb16 %[wo1], %[wo1], ror #8\n\t"
+
+template <int Rows, int Cols, int Group, int Unroll, int Passes>
+STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], const std::int32_t*& pairs,
+                                            const std::int8_t*& w) noexcept {
+    static_assert(Rows >= 1 && Cols >= 1 && Rows * Cols <= 4 && Rows <= 4 && Cols <= 2, "at most 12 registers");
+    static_assert(Unroll >= 1 && Unroll <= 4 && Passes >= 1 && Group * (Unroll - 1) + 4 <= 4095, "LDR offsets");
+    const std::int32_t* const end = pairs + 2 * Rows * Unroll * Passes;
+    std::int32_t xe, xo, we0, wo0, we1, wo1;
+    if constexpr (Cols == 2 && Rows == 2)
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_TWO, STATICFORMER_DSP_ROW2("a00", "a01")
+                                                                STATICFORMER_DSP_ROW2("a10", "a11"))
+                : [a00] "+r"(acc[0][0]), [a01] "+r"(acc[0][1]), [a10] "+r"(acc[1][0]), [a11] "+r"(acc[1][1]),
+                  [we1] "=&r"(we1), [wo1] "=&r"(wo1), STATICFORMER_DSP_TEMPS
+                : STATICFORMER_DSP_CONSTANTS
+                : "cc", "memory");
+    else if constexpr (Cols == 2)
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_TWO, STATICFORMER_DSP_ROW2("a00", "a01"))
+                : [a00] "+r"(acc[0][0]), [a01] "+r"(acc[0][1]), [we1] "=&r"(we1), [wo1] "=&r"(wo1),
+                  STATICFORMER_DSP_TEMPS
+                : STATICFORMER_DSP_CONSTANTS
+                : "cc", "memory");
+    else if constexpr (Rows == 4)
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1")
+                                                                STATICFORMER_DSP_ROW1("a2") STATICFORMER_DSP_ROW1("a3"))
+                : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), [a3] "+r"(acc[3][0]),
+                  STATICFORMER_DSP_TEMPS
+                : STATICFORMER_DSP_CONSTANTS
+                : "cc", "memory");
+    else if constexpr (Rows == 3)
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1")
+                                                                STATICFORMER_DSP_ROW1("a2"))
+                : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), STATICFORMER_DSP_TEMPS
+                : STATICFORMER_DSP_CONSTANTS
+                : "cc", "memory");
+    else if constexpr (Rows == 2)
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1"))
+                : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), STATICFORMER_DSP_TEMPS
+                : STATICFORMER_DSP_CONSTANTS
+                : "cc", "memory");
+    else
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0"))
+                : [a0] "+r"(acc[0][0]), STATICFORMER_DSP_TEMPS
+                : STATICFORMER_DSP_CONSTANTS
+                : "cc", "memory");
+    (void)we1, (void)wo1;
+}
+#undef STATICFORMER_DSP_WEIGHT
+#undef STATICFORMER_DSP_ROW1
+#undef STATICFORMER_DSP_ROW2
+#undef STATICFORMER_DSP_TILE
+#undef STATICFORMER_DSP_TEMPS
+#undef STATICFORMER_DSP_CONSTANTS
+#undef STATICFORMER_DSP_ONE
+#undef STATICFORMER_DSP_TWO
+
+// Groups a pass of the assembly tile: 4, 2 or 1, as the LDR offsets and the pointer's ADD allow.
+constexpr bool thumb_add_immediate(long v) noexcept {  // ADDW's 12 bits, or 8 bits shifted
+    if (v <= 4095) return true;
+    while (v % 2 == 0) v /= 2;
+    return v < 256;
+}
+constexpr int tile_unroll(int group) noexcept {
+    for (int u = 4; u > 1; u /= 2)
+        if (group * (u - 1) + 4 <= 4095 && thumb_add_immediate(long(group) * u)) return u;
+    return group + 4 <= 4095 && thumb_add_immediate(group) ? 1 : 0;
 }
 #endif
 
@@ -105,13 +183,13 @@ STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], con
                                             const linear_int8<In, Out>& p, int o, Requant requant,
                                             std::int8_t* y) noexcept {
     for (int i = In / 4 * 4; i < In; ++i)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int r = 0; r < Rows; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
             for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * w[4 * c + i % 4];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], p.multiplier[o + c]);
 }
 
@@ -123,19 +201,18 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
     using namespace arm_dsp;
     constexpr int whole = In / 4;
     std::int32_t acc[Rows][Cols];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int c = 0; c < Cols; ++c) acc[r][c] = p.bias[o + c];
     const std::int8_t* w = p.w[0][o];
 #if defined(__OPTIMIZE__)
-    if constexpr (Rows == 2 && Cols == 2 && std::is_same<Inputs, unpacked_rows<In>>::value) {
-        constexpr int row = 4 * unpacked_rows<In>::words, group = 4 * Out;
-        if constexpr (row + 32 <= 1020 && 3 * group + 4 <= 4095) {
+    if constexpr (std::is_same<Inputs, unpacked_rows<In, Rows>>::value) {
+        constexpr int group = 4 * Out, unroll = tile_unroll(group);
+        if constexpr (unroll > 0) {
             const std::int32_t* pairs = in.pairs;
-            for (int g = 0; g + 4 <= whole; g += 4, pairs += 8, w += 4 * group)
-                tile22_groups<4, row, group>(acc, pairs, w);
-            if constexpr (whole % 4 != 0) tile22_groups<whole % 4, row, group>(acc, pairs, w), w += whole % 4 * group;
+            if constexpr (whole >= unroll) tile_groups<Rows, Cols, group, unroll, whole / unroll>(acc, pairs, w);
+            if constexpr (whole % unroll != 0) tile_groups<Rows, Cols, group, whole % unroll, 1>(acc, pairs, w);
             return finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
         }
     }
@@ -143,53 +220,67 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 #pragma GCC unroll 4
     for (int g = 0; g < whole; ++g, w += 4 * Out) {
         std::int32_t xe[Rows], xo[Rows];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int r = 0; r < Rows; ++r) in.group(r, g, xe[r], xo[r]);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int c = 0; c < Cols; ++c) {
             const std::int32_t ww = load32(w + 4 * c), we = even_pair(ww), wo = odd_pair(ww);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
             for (int r = 0; r < Rows; ++r) acc[r][c] = __smlad(xo[r], wo, __smlad(xe[r], we, acc[r][c]));
         }
     }
     finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
 }
 
-// Rows (1 or 2) rows, every output: pairs of outputs, then the odd one.
+// Rows (1 to 4) rows, every output: one output a tile for 3 or 4 rows, else pairs of outputs,
+// then the odd one. Inline: GCC 12 at -O1 and -Og dropped calls to out-of-line copies of these
+// tiles (their outputs stayed unwritten; -fno-ipa-modref with -fno-ipa-pure-const kept them).
 template <int In, int Out, int Rows, class Inputs>
-inline void linear_row_tiles(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int16_multiplier requant,
-                             std::int8_t* y) noexcept {
-    constexpr int paired = Out - Out % 2;
-    for (int o = 0; o < paired; o += 2) linear_tile<In, Out, Rows, 2>(in, x, p, o, requant, y);
+STATICFORMER_ALWAYS_INLINE void linear_row_tiles(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
+                                                 int16_multiplier requant, std::int8_t* y) noexcept {
+    constexpr int cols = Rows >= 3 ? 1 : 2, paired = Out - Out % cols;
+    for (int o = 0; o < paired; o += cols) linear_tile<In, Out, Rows, cols>(in, x, p, o, requant, y);
     if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
 }
 
-// Row pairs (and the odd row), their inputs unpacked once when In <= 256.
+// Rows Rows from x: their inputs unpacked into pairs (In <= 256), or read in place.
+template <int In, int Out, int Rows>
+STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_t* pairs, const linear_int8<In, Out>& p,
+                                               int16_multiplier requant, std::int8_t* y) noexcept {
+    if constexpr (In <= 256) {
+        for (int g = 0; g < In / 4; ++g)
+            for (int r = 0; r < Rows; ++r)
+                packed_rows<In>{x}.group(r, g, pairs[2 * (g * Rows + r)], pairs[2 * (g * Rows + r) + 1]);
+        linear_row_tiles<In, Out, Rows>(unpacked_rows<In, Rows>{pairs}, x, p, requant, y);
+    } else {
+        linear_row_tiles<In, Out, Rows>(packed_rows<In>{x}, x, p, requant, y);
+    }
+}
+
+// Rows four at a time when In <= 128, else two at a time (their unpacked inputs take at most
+// 1 KiB of stack), then the rest.
 template <int In, int Out>
 inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, int16_multiplier requant,
                         std::int8_t* y) noexcept {
-    constexpr bool unpack = In <= 256;
-    for (int r = 0; r < rows; r += 2) {
+    constexpr int tall = In <= 128 ? 4 : 2;
+    std::int32_t pairs[In <= 256 ? unpacked_rows<In, tall>::words : 1];
+    for (int r = 0; r < rows; r += tall) {
+        const int n = rows - r < tall ? rows - r : tall;
         const std::int8_t* xr = x + r * In;
-        const int n = rows - r < 2 ? 1 : 2;
-        if constexpr (unpack) {
-            std::int32_t pairs[2 * unpacked_rows<In>::words];
-            for (int i = 0; i < n; ++i)
-                for (int g = 0; g < In / 4; ++g)
-                    packed_rows<In>{xr + i * In}.group(0, g, pairs[i * unpacked_rows<In>::words + 2 * g],
-                                                       pairs[i * unpacked_rows<In>::words + 2 * g + 1]);
-            const unpacked_rows<In> in{pairs};
-            if (n == 2) linear_row_tiles<In, Out, 2>(in, xr, p, requant, y + r * Out);
-            else linear_row_tiles<In, Out, 1>(in, xr, p, requant, y + r * Out);
+        std::int8_t* yr = y + r * Out;
+        if constexpr (tall == 4) {
+            if (n == 4) linear_rows_of<In, Out, 4>(xr, pairs, p, requant, yr);
+            else if (n == 3) linear_rows_of<In, Out, 3>(xr, pairs, p, requant, yr);
+            else if (n == 2) linear_rows_of<In, Out, 2>(xr, pairs, p, requant, yr);
+            else linear_rows_of<In, Out, 1>(xr, pairs, p, requant, yr);
         } else {
-            const packed_rows<In> in{xr};
-            if (n == 2) linear_row_tiles<In, Out, 2>(in, xr, p, requant, y + r * Out);
-            else linear_row_tiles<In, Out, 1>(in, xr, p, requant, y + r * Out);
+            if (n == 2) linear_rows_of<In, Out, 2>(xr, pairs, p, requant, yr);
+            else linear_rows_of<In, Out, 1>(xr, pairs, p, requant, yr);
         }
     }
 }
 
-// Rows two at a time, outputs two at a time, then the remainders.
+// Rows four or two at a time, one or two outputs at a time, then the remainders.
 // With Helium (Cortex-M55), cortex_m_mve's kernel instead (linear_int8_mve.hpp).
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
