@@ -40,7 +40,13 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
             return std::int32_t(high >> high_shift);
         });
     } else {
-        exponentials([&](std::int32_t d) { return math::rescale_nonnegative(d, logits.multiplier, logits.shift); });
+        // Opaque to GCC, which otherwise sees that a clamped distance's exponential is 0 and
+        // branches around it: the count would depend on the scores.
+        exponentials([&](std::int32_t d) {
+            std::int32_t u = math::rescale_nonnegative(d, logits.multiplier, logits.shift);
+            __asm__("" : "+r"(u));
+            return u;
+        });
     }
     // softmax_probability for 0 <= e <= 2^15 and a reciprocal <= 2^31: one unsigned 32 x 32 -> 64
     // multiply-accumulate and USAT.
