@@ -120,10 +120,11 @@ struct fixed_requantizer {
 constexpr std::int32_t rescale_nonnegative(std::int32_t d, std::int32_t multiplier, std::int32_t shift) noexcept {
     const std::uint64_t t = std::uint64_t(std::uint32_t(d)) * std::uint32_t(multiplier) + (std::uint64_t(1) << (shift - 1));
     const std::uint32_t high = std::uint32_t(t >> 32), low = std::uint32_t(t);
-    if (shift >= 32) return std::int32_t(high >> (shift - 32));
-    if (high >> shift) return std::int32_t(1) << 30;
+    if (shift >= 32) return std::int32_t(high >> (shift - 32));  // (a choice by the weights)
+    // The clamp as a mask, not a branch: the same instructions for every score.
     const std::uint32_t q = (low >> shift) | (high << (32 - shift));
-    return q > (std::uint32_t(1) << 30) ? std::int32_t(1) << 30 : std::int32_t(q);
+    const std::uint32_t clamp = -std::uint32_t(((high >> shift) | std::uint32_t(q > (std::uint32_t(1) << 30))) != 0);
+    return std::int32_t((q & ~clamp) | ((std::uint32_t(1) << 30) & clamp));
 }
 
 // rescale(v, 1, shift) for 1 <= shift <= 31 (a LayerNorm's output step) without 64 bits:
