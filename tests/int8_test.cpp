@@ -128,6 +128,17 @@ TEST(FixedPoint, LayerNormStepsIn32Bits) {
             ASSERT_EQ(math::rescale_unit(v, shift), math::rescale(v, 1, shift)) << v << " " << shift;
         }
     }
+    // unit_rescaler: rescale_unit plus the zero point, for every v and shifts 2..31.
+    for (int shift = 2; shift <= 31; ++shift)
+        for (std::int32_t zp : {-128, -1, 0, 1, 5, 127}) {
+            const math::unit_rescaler q(shift, zp);
+            for (std::int32_t v : {0, 1, -1, 2, -2, 3, -3, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1})
+                ASSERT_EQ(q(v), math::rescale_unit(v, shift) + zp) << v << " " << shift << " " << zp;
+            for (int i = 0; i < 5000; ++i) {
+                const std::int32_t v = std::int32_t(std::uint32_t(g.next() >> (32 + g.next() % 32)));
+                ASSERT_EQ(q(v), math::rescale_unit(v, shift) + zp) << v << " " << shift << " " << zp;
+            }
+        }
     const auto exact = [](std::int32_t centred, std::int64_t r) {  // the reference's formula
         return std::int32_t((std::int64_t(centred) * r + (std::int64_t(1) << 31)) >> 32);
     };

@@ -36,12 +36,41 @@ inline reference::norm_stats_int8 row_stats(const std::int8_t* x, const layer_no
     return reference::layer_norm_stats(sum, sum_sq, p);
 }
 
+// Two outputs a step, about 12 instructions each: z by SMMULR and MLA (q32_reciprocal::times,
+// whose low word rounds as SMMULR does), z gamma + beta by SMLABB / SMLABT from one word of two
+// gammas (|z| < 2^15, weights_int8.hpp), the rescale and the zero point by math::unit_rescaler
+// and SSAT's own ASR #1.
+template <int N>
+inline void layer_norm_pairs(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    const math::unit_rescaler out(p.shift, p.output_zero_point);
+    const std::int32_t* const beta = p.beta;
+    const std::int16_t* const gamma = p.gamma;
+    for (int r = 0; r < rows; ++r) {
+        const std::int8_t* xr = x + r * N;
+        std::int8_t* yr = y + r * N;  // may equal xr: each value is read before it is written
+        const reference::norm_stats_int8 s = row_stats<N>(xr, p);
+        const math::q32_reciprocal reciprocal(s.reciprocal);
+        const std::int32_t low = reciprocal.low, high = reciprocal.high, sum = s.sum;
+        for (int c = 0; c < N; c += 2) {
+            const std::int32_t c0 = N * xr[c] - sum, c1 = N * xr[c + 1] - sum;
+            const std::int32_t z0 = arm_dsp::multiply_high_rounded(c0, low) + c0 * high;
+            const std::int32_t z1 = arm_dsp::multiply_high_rounded(c1, low) + c1 * high;
+            const std::int32_t g = arm_dsp::load32(reinterpret_cast<const std::int8_t*>(gamma + c));
+            const std::int32_t v0 = __smlabb(z0, g, beta[c]), v1 = __smlabt(z1, g, beta[c + 1]);
+            yr[c] = std::int8_t(__ssat(out.doubled(v0) >> 1, 8));
+            yr[c + 1] = std::int8_t(__ssat(out.doubled(v1) >> 1, 8));
+        }
+    }
+}
+
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
     if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
 #if defined(__ARM_FEATURE_MVE)
     return cortex_m_mve::layer_norm(x, rows, p, y);  // four outputs at a time with Helium
 #endif
+    if constexpr (N % 2 == 0)
+        if (math::unit_rescaler::applies(p.shift)) return layer_norm_pairs(x, rows, p, y);
     // p's scalars in locals: a store to y (int8) may alias p, and would make GCC reload them
     // for every output (25 instructions per output instead of 18).
     const std::int32_t shift = p.shift, zero_point = p.output_zero_point;

@@ -29,6 +29,13 @@ STATICFORMER_ALWAYS_INLINE std::int32_t odd_pair(std::int32_t w) noexcept {
     return pair;
 }
 
+// (a * b + 2^31) >> 32, signed: SMMULR (no ACLE intrinsic).
+STATICFORMER_ALWAYS_INLINE std::int32_t multiply_high_rounded(std::int32_t a, std::int32_t b) noexcept {
+    std::int32_t high;
+    __asm__("smmulr %0, %1, %2" : "=r"(high) : "r"(a), "r"(b));
+    return high;
+}
+
 }  // namespace arm_dsp
 }  // namespace kernels
 }  // namespace staticformer
