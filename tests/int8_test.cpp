@@ -155,6 +155,16 @@ TEST(FixedPoint, LayerNormStepsIn32Bits) {
     }
 }
 
+// The Cortex-M softmax's exponential: one table word per interpolation and a clamp instead of
+// the mask, exp2_neg_q16's value for every u < 2^24 and around every power of two up to 2^31.
+TEST(FixedPoint, Exp2PairsIsExp2) {
+    for (std::uint32_t u = 0; u < (std::uint32_t(1) << 24); ++u)
+        ASSERT_EQ(math::exp2_neg_q16_pairs(u), math::exp2_neg_q16(std::int32_t(u))) << u;
+    for (int k = 24; k <= 31; ++k)
+        for (std::uint32_t u = (std::uint32_t(1) << k) - 4096; u - ((std::uint32_t(1) << k) - 4096) < 8192; ++u)
+            if (u <= 0x7fffffffu) ASSERT_EQ(math::exp2_neg_q16_pairs(u), math::exp2_neg_q16(std::int32_t(u))) << u;
+}
+
 TEST(FixedPoint, RescaleRoundsTiesUpOnce) {
     EXPECT_EQ(math::rescale(5, 1, 1), 3);    // 2.5 -> 3
     EXPECT_EQ(math::rescale(-5, 1, 1), -2);  // -2.5 -> -2

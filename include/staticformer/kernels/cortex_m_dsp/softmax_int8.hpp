@@ -1,12 +1,13 @@
 // staticformer: int8 softmax on Cortex-M (optimised; bit-identical to
-// reference/softmax_int8.hpp): the reference's steps, with the scaled distance to the maximum
-// by math::rescale_nonnegative (32-bit halves, no signed 64-bit shift) and the probabilities by
-// an unsigned multiply-accumulate.
+// reference/softmax_int8.hpp): the reference's three steps, each score's in fewer instructions:
+// the scaled distance to the maximum in 32-bit halves, the exponential by math::exp2_neg_q16_pairs,
+// the probability by one SMMULR. Every score takes the same instructions (firmware timing).
 #pragma once
 
 #include <cstdint>
 
 #include "../../math/fixed_point.hpp"
+#include "../isa/arm_dsp.hpp"
 #include "../reference/softmax_int8.hpp"
 #if defined(__ARM_FEATURE_MVE)
 #include "softmax_int8_mve.hpp"
@@ -23,39 +24,41 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     std::int32_t max = s[0];
     for (int j = 1; j < n; ++j) max = s[j] > max ? s[j] : max;
     std::int32_t sum = 0;
-    // rescale_nonnegative's choice by the shift made once per row, not per score (-O2 does not
-    // take loop-invariant branches out of a loop).
+    // The distance's rescale chosen by the shift once per row, not per score (-O2 does not take
+    // loop-invariant branches out of a loop). Its result is opaque to GCC, which otherwise sees
+    // where the exponential is 0 and branches around it: the count would depend on the scores.
     const auto exponentials = [&](auto rescaled) {
         for (int j = 0; j < n; ++j) {
-            s[j] = math::exp2_neg_q16(rescaled(max - s[j]));
+            std::uint32_t u = math::exp2_pairs_clamp(rescaled(std::uint32_t(max - s[j])));
+            __asm__("" : "+r"(u));
+            s[j] = math::exp2_neg_q16_clamped(u);
             sum += s[j];
         }
     };
     const std::uint32_t m = std::uint32_t(logits.multiplier);
-    const std::uint64_t round = std::uint64_t(1) << (logits.shift - 1);
-    if (logits.shift >= 32) {
-        const int high_shift = logits.shift - 32;
-        exponentials([=](std::int32_t d) {
-            const std::uint32_t high = std::uint32_t((round + std::uint64_t(std::uint32_t(d)) * m) >> 32);
-            return std::int32_t(high >> high_shift);
-        });
+    const std::int32_t shift = logits.shift;
+    if (shift >= 32) {  // the product's high word, shifted (rescale_nonnegative's first case)
+        const std::uint64_t round = std::uint64_t(1) << (shift - 1);
+        const int high_shift = shift - 32;
+        exponentials([=](std::uint32_t d) { return std::uint32_t((round + std::uint64_t(d) * m) >> 32) >> high_shift; });
     } else {
-        // Opaque to GCC, which otherwise sees that a clamped distance's exponential is 0 and
-        // branches around it: the count would depend on the scores.
-        exponentials([&](std::int32_t d) {
-            std::int32_t u = math::rescale_nonnegative(d, logits.multiplier, logits.shift);
-            __asm__("" : "+r"(u));
-            return u;
+        // The distance clamped at dmax = 2^max(0, 21 + shift - k), k = floor(log2 m): from
+        // there on the rescale is at least 2^21, where every exponential is 0, as it is for the
+        // reference's larger (or clamped) values; below it the rescale stays under 2^23, so the
+        // product's halves joined are exact and the reference's clamp to 2^30 never applies.
+        const int e = 21 + shift - (31 - __builtin_clz(m | 1));
+        const std::uint32_t dmax = e >= 31 ? 0x7fffffffu : std::uint32_t(1) << (e > 0 ? e : 0);
+        const std::uint32_t round = std::uint32_t(1) << (shift - 1);
+        exponentials([=](std::uint32_t d) {
+            const std::uint64_t t = std::uint64_t(d < dmax ? d : dmax) * m + round;
+            return (std::uint32_t(t) >> shift) | (std::uint32_t(t >> 32) << (32 - shift));
         });
     }
-    // softmax_probability for 0 <= e <= 2^15 and a reciprocal <= 2^31: one unsigned 32 x 32 -> 64
-    // multiply-accumulate and USAT.
+    // softmax_probability: (e r + 2^30) >> 31 = SMMULR(2 e, r) for 0 <= e <= 2^15. r <= 2^31;
+    // r = 2^31 (sum = 2^15, one score) as 2^31 - 1 gives the same e for every e <= 2^15.
     const std::uint32_t reciprocal = std::uint32_t(reference::softmax_reciprocal(sum));
-    for (int j = 0; j < n; ++j) {
-        const std::uint64_t t = (std::uint64_t(1) << 30) + std::uint64_t(std::uint32_t(s[j])) * reciprocal;
-        const std::uint32_t q = std::uint32_t(t >> 31);
-        p[j] = std::int16_t(__usat(std::int32_t(q), 15));
-    }
+    const std::int32_t r = std::int32_t(reciprocal < 0x7fffffffu ? reciprocal : 0x7fffffffu);
+    for (int j = 0; j < n; ++j) p[j] = std::int16_t(__usat(arm_dsp::multiply_high_rounded(2 * s[j], r), 15));
 }
 
 }  // namespace cortex_m_dsp
