@@ -1,12 +1,12 @@
 // staticformer: int8 y = x W + b with the Arm DSP extension (optimised; bit-identical to
 // reference/linear_int8.hpp). The weights' layout w[i / 4][o][i % 4] puts an output's four
 // weights of a group of four inputs in one word: one load, SXTB16 into two int16 pairs, two
-// SMLAD. A tile of 3 rows x 2 outputs uses each unpacked weight word for three rows and each
-// input pair for two outputs: its 6 accumulators, 4 weight pairs, 2 input pairs and 2 pointers
-// are the core's 14 registers. The rows' inputs are unpacked into int16 pairs once per tile of
-// rows, on the stack (6 * In bytes, for In <= 256), else word by word in each tile. Integer sums
-// are exact, so this order gives the reference's accumulator; the requantisation is
-// math::requantize's, in three instructions for the usual shifts.
+// SMLAD. A tile of 4 rows x 1 output (In <= 128) or 2 rows x 2 outputs uses each unpacked weight
+// word for several rows and each input pair for the tile's outputs, in at most 12 registers
+// (more spill, or do not exist beside a frame pointer). The rows' inputs are unpacked into int16
+// pairs once per tile of rows, on the stack (at most 1 KiB: In <= 256), else word by word in
+// each tile. Integer sums are exact, so this order gives the reference's accumulator; the
+// requantisation is math::requantize's, in three instructions for the usual shifts.
 #pragma once
 
 #include <cstdint>
@@ -66,9 +66,9 @@ struct packed_rows {  // unpacked word by word
 // inputs, in inline assembly: per group a LDR (both outputs' words in one LDRD where the
 // offset allows) and two SXTB16 per output's weight word, then per row one LDRD of its unpacked
 // pairs (post-incremented) and two SMLAD per output (15 instructions per 16 multiply-adds in
-// both 4 x 1 and 2 x 2). Unroll groups a pass with the
-// weights' offsets immediate, Passes passes. At most 12 registers: with a frame pointer (-O0,
-// -fno-omit-frame-pointer, clang) 13 remain, and GCC's own code spills a tile this size.
+// both 4 x 1 and 2 x 2). Unroll groups a pass with the weights' offsets immediate, Passes
+// passes. At most 12 registers: beside a frame pointer (-fno-omit-frame-pointer; clang) 13
+// remain, and GCC's own code spills a tile this size. Not at -O0 (the intrinsics' loop there).
 #define STATICFORMER_DSP_WEIGHT(we, wo, offset)                     \
     "ldr %[" wo "], [%[w], #%c[group] * \\g + " offset "]\n\t"      \
     "sxtb16 %[" we "], %[" wo "]\n\t"                               \
@@ -193,7 +193,7 @@ STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], con
         for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], p.multiplier[o + c]);
 }
 
-// Rows x Cols (each 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
+// Rows x Cols (Rows 1 to 4, Cols 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
 // inputs one by one (the next row's values follow a row: no word may be read across).
 template <int In, int Out, int Rows, int Cols, class Inputs, class Requant>
 STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int o,
