@@ -3,12 +3,15 @@
 // reference's kernels and layouts). The layouts are this set's own (kernel_set.hpp):
 //   keys    head h's keys from kt + h * HeadDim * S, key j's HeadDim values together at
 //           j * HeadDim: a score is HeadDim / 4 words against the query's pairs (unpacked once).
-//   values  keys 2m and 2m + 1 share rows 2m, 2m + 1 of the buffer; the word of channel pair i
-//           of a head (channels 2i, 2i + 1) holds (v[2m][2i], v[2m][2i+1], v[2m+1][2i],
-//           v[2m+1][2i+1]), in row 2m + i % 2 at 4 * (i / 2) from the head's start (h * HeadDim,
-//           as every layout). SXTB16 splits it into the key pair of channel 2i and that of
-//           2i + 1, each one SMLAD with the pair of probabilities (p[2m], p[2m+1]), one word.
-//           An odd last key takes (p[n-1], 0): its partner's stale bytes count zero times.
+//   values  keys 2m and 2m + 1 share rows 2m, 2m + 1 of the buffer, where each head keeps its
+//           HeadDim bytes from h * HeadDim (as every layout). The head's channels go in blocks
+//           of 4; block b's two words, (v[2m][c], v[2m][c+1], v[2m+1][c], v[2m+1][c+1]) for
+//           c = 4b and then c = 4b + 2, lie side by side (one LDRD) in row 2m + b / (HeadDim /
+//           8) at 8 * (b % (HeadDim / 8)) when HeadDim is a multiple of 8; otherwise channel pair
+//           i = c / 2's word lies in row 2m + i % 2 at 4 * (i / 2). SXTB16 splits a word into the
+//           key pair of channel c and that of c + 1, each one SMLAD with the pair of
+//           probabilities (p[2m], p[2m+1]), one word. An odd last key takes (p[n-1], 0): its
+//           partner's stale bytes count zero times.
 #pragma once
 
 #include <cstdint>
@@ -32,17 +35,23 @@ inline void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) 
 }
 
 // Where channel c of key j sits, from its head's start (header comment).
-template <int D>
+template <int D, int HeadDim>
 constexpr int value_offset(int j, int c) {
-    const int i = c / 2;
-    return (j / 2 * 2 + i % 2) * D + 4 * (i / 2) + c % 2 + 2 * (j % 2);
+    if constexpr (HeadDim % 8 == 0) {
+        constexpr int per_row = HeadDim / 8;  // blocks of 4 channels in a row's HeadDim bytes
+        const int b = c / 4;
+        return (j / 2 * 2 + b / per_row) * D + 8 * (b % per_row) + 4 * (c % 4 / 2) + c % 2 + 2 * (j % 2);
+    } else {
+        const int i = c / 2;
+        return (j / 2 * 2 + i % 2) * D + 4 * (i / 2) + c % 2 + 2 * (j % 2);
+    }
 }
 
 template <int D, int HeadDim, int S>
 inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
     for (int r = 0; r < rows; ++r)
         for (int h = 0; h < D / HeadDim; ++h)
-            for (int c = 0; c < HeadDim; ++c) values[h * HeadDim + value_offset<D>(j0 + r, c)] = v[r * D + h * HeadDim + c];
+            for (int c = 0; c < HeadDim; ++c) values[h * HeadDim + value_offset<D, HeadDim>(j0 + r, c)] = v[r * D + h * HeadDim + c];
 }
 
 // s[j] = q . key j, for the n valid keys.
@@ -67,28 +76,99 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     }
 }
 
-// ctx[c] = requantize(sum_j p[j] * v[j][c], context, 0), four channels (two words) at a time.
+// Where block b (channels 4b .. 4b + 3) of key pair 0 starts, from the head's start: its words
+// side by side, or in rows 0 and 1 (header comment).
+template <int HeadDim, int VStride>
+constexpr int block_start(int b) {
+    if constexpr (HeadDim % 8 == 0) return b / (HeadDim / 8) * VStride + 8 * (b % (HeadDim / 8));
+    else return 4 * b;
+}
+
+#if defined(__OPTIMIZE__)
+// Steps of two key pairs over one block of side-by-side words (HeadDim a multiple of 8), in
+// inline assembly: one LDRD of four probabilities, per key pair one LDRD of the block's words,
+// four SXTB16 and four SMLAD (21 instructions per 16 multiply-adds; GCC's own code spills an
+// accumulator and the loop's bound). 12 registers; w moves two keys pairs (2 VStride <= 1020).
+template <int VStride>
+STATICFORMER_ALWAYS_INLINE void context_steps(std::int32_t (&a)[4], const std::int16_t*& p, const std::int8_t*& w,
+                                              const std::int16_t* end) noexcept {
+    static_assert(2 * VStride <= 1020, "LDRD post-index");
+    std::int32_t pa, pb, x, y, t;
+    __asm__("1:\n\t"
+            "ldrd %[pa], %[pb], [%[p]], #8\n\t"
+            ".irp pp, %[pa], %[pb]\n\t"
+            "ldrd %[x], %[y], [%[w]], #%c[row2]\n\t"
+            "sxtb16 %[t], %[x]\n\t"
+            "sxtb16 %[x], %[x], ror #8\n\t"
+            "smlad %[a0], \\pp, %[t], %[a0]\n\t"
+            "smlad %[a1], \\pp, %[x], %[a1]\n\t"
+            "sxtb16 %[t], %[y]\n\t"
+            "sxtb16 %[y], %[y], ror #8\n\t"
+            "smlad %[a2], \\pp, %[t], %[a2]\n\t"
+            "smlad %[a3], \\pp, %[y], %[a3]\n\t"
+            ".endr\n\t"
+            "cmp %[p], %[end]\n\t"
+            "bne 1b"
+            : [a0] "+r"(a[0]), [a1] "+r"(a[1]), [a2] "+r"(a[2]), [a3] "+r"(a[3]), [p] "+r"(p), [w] "+r"(w),
+              [pa] "=&r"(pa), [pb] "=&r"(pb), [x] "=&r"(x), [y] "=&r"(y), [t] "=&r"(t)
+            : [end] "r"(end), [row2] "n"(2 * VStride)
+            : "cc", "memory");
+}
+#endif
+
+// ctx[c] = requantize(sum_j p[j] * v[j][c], context, 0), four channels (two words) at a time,
+// two key pairs a step when HeadDim is a multiple of 8 (each pair's two words one LDRD).
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
     using namespace arm_dsp;
-    const math::fixed_requantizer requantize{context, 0};
     const int pairs = n / 2;
-    for (int c = 0; c < HeadDim; c += 4) {
-        const std::int8_t* w = v + c;  // channel pair c / 2 in row 2m, c / 2 + 1 in row 2m + 1
+    for (int b = 0; b < HeadDim / 4; ++b) {
+        const std::int8_t* w = v + block_start<HeadDim, VStride>(b);
+        constexpr int second = HeadDim % 8 == 0 ? 4 : VStride;  // the block's second word
         std::int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        const auto key_pair = [&](std::int32_t pp) {  // the probabilities of keys 2m, 2m + 1
-            const std::int32_t x = load32(w), y = load32(w + VStride);
+        const auto key_pair = [&](std::int32_t pp, const std::int8_t* at) {  // probabilities of keys 2m, 2m + 1
+            const std::int32_t x = load32(at), y = load32(at + second);
             a0 = __smlad(pp, even_pair(x), a0), a1 = __smlad(pp, odd_pair(x), a1);
             a2 = __smlad(pp, even_pair(y), a2), a3 = __smlad(pp, odd_pair(y), a3);
         };
-        for (int m = 0; m < pairs; ++m, w += 2 * VStride) {
-            std::int32_t pp;
-            std::memcpy(&pp, p + 2 * m, sizeof pp);  // (p[2m], p[2m+1])
-            key_pair(pp);
+        int m = 0;
+#if defined(__OPTIMIZE__)
+        if constexpr (HeadDim % 8 == 0 && 2 * VStride <= 1020) {
+            if (pairs >= 2) {
+                std::int32_t a[4] = {0, 0, 0, 0};
+                const std::int16_t* pp = p;
+                m = pairs / 2 * 2;
+                context_steps<VStride>(a, pp, w, p + 2 * m);
+                a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+            }
         }
-        if (n % 2) key_pair(std::uint16_t(p[n - 1]));  // (p[n-1], 0)
-        ctx[c] = requantize(a0), ctx[c + 1] = requantize(a1), ctx[c + 2] = requantize(a2), ctx[c + 3] = requantize(a3);
+#endif
+        for (; m + 2 <= pairs; m += 2, w += 4 * VStride) {
+            std::uint64_t pp;  // (p[2m], p[2m+1]) and (p[2m+2], p[2m+3]): one LDRD
+            std::memcpy(&pp, p + 2 * m, sizeof pp);
+            key_pair(std::int32_t(std::uint32_t(pp)), w);
+            key_pair(std::int32_t(std::uint32_t(pp >> 32)), w + 2 * VStride);
+        }
+        if (m < pairs) {
+            std::int32_t pp;
+            std::memcpy(&pp, p + 2 * m, sizeof pp);
+            key_pair(pp, w);
+            w += 2 * VStride;
+        }
+        if (n % 2) key_pair(std::uint16_t(p[n - 1]), w);  // (p[n-1], 0)
+        std::int8_t* out = ctx + 4 * b;
+        if (math::long_shift_requantizer::applies(context.shift)) {  // SMLAL, a shift and SSAT
+            const math::long_shift_requantizer q(context.shift, 0);
+            const auto requantize = [&](std::int32_t acc) {
+                const std::int64_t t = q.round + std::int64_t(acc) * context.multiplier;
+                return std::int8_t(__ssat(std::int32_t(t >> 32) >> q.high_shift, 8));
+            };
+            out[0] = requantize(a0), out[1] = requantize(a1), out[2] = requantize(a2), out[3] = requantize(a3);
+        } else {
+            const math::fixed_requantizer requantize{context, 0};
+            out[0] = requantize(a0), out[1] = requantize(a1), out[2] = requantize(a2), out[3] = requantize(a3);
+        }
     }
 }
 
