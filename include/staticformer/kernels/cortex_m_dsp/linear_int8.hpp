@@ -187,10 +187,15 @@ STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], con
         for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
             for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * w[4 * c + i % 4];
+    // The multipliers in locals: a store to y (int8) may alias them, and GCC would load them again
+    // for every row.
+    std::int32_t m[Cols];
+#pragma GCC unroll 4
+    for (int c = 0; c < Cols; ++c) m[c] = p.multiplier[o + c];
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
-        for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], p.multiplier[o + c]);
+        for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], m[c]);
 }
 
 // Rows x Cols (Rows 1 to 4, Cols 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
