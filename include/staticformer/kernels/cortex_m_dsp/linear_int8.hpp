@@ -81,22 +81,22 @@ struct packed_rows {  // unpacked word by word
     STATICFORMER_DSP_ROW1(a0)                                       \
     "smlad %[" a1 "], %[xe], %[we1], %[" a1 "]\n\t"                 \
     "smlad %[" a1 "], %[xo], %[wo1], %[" a1 "]\n\t"
-#define STATICFORMER_DSP_TILE(weights, rows)                        \
+// The loop's bound in a register (Cols 1) or, where the registers are taken, in memory.
+#define STATICFORMER_DSP_TILE(weights, rows, compare)               \
     ".if %c[passes] > 1\n1:\n.endif\n\t"                            \
     ".irp g, 0, 1, 2, 3\n\t"                                        \
     ".if \\g < %c[unroll]\n\t" weights rows                         \
     ".endif\n\t"                                                    \
     ".endr\n\t"                                                     \
     "add %[w], %[w], #%c[group] * %c[unroll]\n\t"                   \
-    ".if %c[passes] > 1\n\t"                                        \
-    "ldr %[xe], %[end]\n\t"                                         \
-    "cmp %[pairs], %[xe]\n\t"                                       \
+    ".if %c[passes] > 1\n\t" compare                                \
     "bne 1b\n\t"                                                    \
     ".endif"
+#define STATICFORMER_DSP_IN_MEMORY "ldr %[xe], %[end]\n\tcmp %[pairs], %[xe]\n\t"
+#define STATICFORMER_DSP_IN_REGISTER "cmp %[pairs], %[end]\n\t"
 #define STATICFORMER_DSP_TEMPS                                                                        \
     [pairs] "+r"(pairs), [w] "+r"(w), [xe] "=&r"(xe), [xo] "=&r"(xo), [we0] "=&r"(we0), [wo0] "=&r"(wo0)
-#define STATICFORMER_DSP_CONSTANTS \
-    [end] "m"(end), [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group)
+#define STATICFORMER_DSP_CONSTANTS [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group)
 #define STATICFORMER_DSP_ONE STATICFORMER_DSP_WEIGHT("we0", "wo0", "0")
 #define STATICFORMER_DSP_TWO                                        \
     ".if %c[group] * (%c[unroll] - 1) <= 1020\n\t"                  \
@@ -118,40 +118,46 @@ STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], con
     const std::int32_t* const end = pairs + 2 * Rows * Unroll * Passes;
     std::int32_t xe, xo, we0, wo0, we1, wo1;
     if constexpr (Cols == 2 && Rows == 2)
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_TWO, STATICFORMER_DSP_ROW2("a00", "a01")
-                                                                STATICFORMER_DSP_ROW2("a10", "a11"))
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_TWO,
+                                      STATICFORMER_DSP_ROW2("a00", "a01") STATICFORMER_DSP_ROW2("a10", "a11"),
+                                      STATICFORMER_DSP_IN_MEMORY)
                 : [a00] "+r"(acc[0][0]), [a01] "+r"(acc[0][1]), [a10] "+r"(acc[1][0]), [a11] "+r"(acc[1][1]),
                   [we1] "=&r"(we1), [wo1] "=&r"(wo1), STATICFORMER_DSP_TEMPS
-                : STATICFORMER_DSP_CONSTANTS
+                : [end] "m"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     else if constexpr (Cols == 2)
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_TWO, STATICFORMER_DSP_ROW2("a00", "a01"))
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_TWO, STATICFORMER_DSP_ROW2("a00", "a01"),
+                                      STATICFORMER_DSP_IN_MEMORY)
                 : [a00] "+r"(acc[0][0]), [a01] "+r"(acc[0][1]), [we1] "=&r"(we1), [wo1] "=&r"(wo1),
                   STATICFORMER_DSP_TEMPS
-                : STATICFORMER_DSP_CONSTANTS
+                : [end] "m"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     else if constexpr (Rows == 4)
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1")
-                                                                STATICFORMER_DSP_ROW1("a2") STATICFORMER_DSP_ROW1("a3"))
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE,
+                                      STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1") STATICFORMER_DSP_ROW1("a2")
+                                          STATICFORMER_DSP_ROW1("a3"),
+                                      STATICFORMER_DSP_IN_REGISTER)
                 : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), [a3] "+r"(acc[3][0]),
                   STATICFORMER_DSP_TEMPS
-                : STATICFORMER_DSP_CONSTANTS
+                : [end] "r"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     else if constexpr (Rows == 3)
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1")
-                                                                STATICFORMER_DSP_ROW1("a2"))
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE,
+                                      STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1") STATICFORMER_DSP_ROW1("a2"),
+                                      STATICFORMER_DSP_IN_REGISTER)
                 : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), STATICFORMER_DSP_TEMPS
-                : STATICFORMER_DSP_CONSTANTS
+                : [end] "r"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     else if constexpr (Rows == 2)
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1"))
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1"),
+                                      STATICFORMER_DSP_IN_REGISTER)
                 : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), STATICFORMER_DSP_TEMPS
-                : STATICFORMER_DSP_CONSTANTS
+                : [end] "r"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     else
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0"))
+        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE, STATICFORMER_DSP_ROW1("a0"), STATICFORMER_DSP_IN_REGISTER)
                 : [a0] "+r"(acc[0][0]), STATICFORMER_DSP_TEMPS
-                : STATICFORMER_DSP_CONSTANTS
+                : [end] "r"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     (void)we1, (void)wo1;
 }
@@ -161,6 +167,8 @@ STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], con
 #undef STATICFORMER_DSP_TILE
 #undef STATICFORMER_DSP_TEMPS
 #undef STATICFORMER_DSP_CONSTANTS
+#undef STATICFORMER_DSP_IN_MEMORY
+#undef STATICFORMER_DSP_IN_REGISTER
 #undef STATICFORMER_DSP_ONE
 #undef STATICFORMER_DSP_TWO
 
