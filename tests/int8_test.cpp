@@ -162,7 +162,9 @@ TEST(FixedPoint, Exp2PairsIsExp2) {
         ASSERT_EQ(math::exp2_neg_q16_pairs(u), math::exp2_neg_q16(std::int32_t(u))) << u;
     for (int k = 24; k <= 31; ++k)
         for (std::uint32_t u = (std::uint32_t(1) << k) - 4096; u - ((std::uint32_t(1) << k) - 4096) < 8192; ++u)
-            if (u <= 0x7fffffffu) ASSERT_EQ(math::exp2_neg_q16_pairs(u), math::exp2_neg_q16(std::int32_t(u))) << u;
+            if (u <= 0x7fffffffu) {
+                ASSERT_EQ(math::exp2_neg_q16_pairs(u), math::exp2_neg_q16(std::int32_t(u))) << u;
+            }
 }
 
 TEST(FixedPoint, RescaleRoundsTiesUpOnce) {
