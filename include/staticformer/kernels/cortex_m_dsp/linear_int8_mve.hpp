@@ -188,8 +188,9 @@ inline void linear_pair_tile(const std::int8_t* x, const linear_int8<In, Out>& p
               [a11] "+Te"(a11), [a20] "+Te"(a20), [a21] "+Te"(a21),  // Te: even registers, as VMLADAVA needs
               [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [w] "+r"(w)
             : [blocks] "n"(In / 16), [step] "n"(16 * Out), [first] "w"(first), [second] "w"(second),
-              [rows] "i"(Rows), "m"(p.w), "m"(*reinterpret_cast<const std::int8_t(*)[Rows * In]>(x))
-            : "lr");
+              [rows] "i"(Rows)
+            : "lr", "memory");  // (memory: "m" operands for the weights and rows would each take a
+                                // base register, which -O1 and a frame pointer do not leave)
     const std::int32_t m0 = p.multiplier[o], m1 = p.multiplier[o + 1];
     y[o] = requant(a00, m0), y[o + 1] = requant(a01, m1);
     if constexpr (Rows > 1) y[Out + o] = requant(a10, m0), y[Out + o + 1] = requant(a11, m1);
