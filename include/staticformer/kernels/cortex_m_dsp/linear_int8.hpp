@@ -282,10 +282,12 @@ inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Ou
         const std::int8_t* xr = x + r * In;
         std::int8_t* yr = y + r * Out;
         if constexpr (tall == 4) {
-            if (n == 4) linear_rows_of<In, Out, 4>(xr, pairs, p, requant, yr);
-            else if (n == 3) linear_rows_of<In, Out, 3>(xr, pairs, p, requant, yr);
-            else if (n == 2) linear_rows_of<In, Out, 2>(xr, pairs, p, requant, yr);
-            else linear_rows_of<In, Out, 1>(xr, pairs, p, requant, yr);
+            if (n == 4) {
+                linear_rows_of<In, Out, 4>(xr, pairs, p, requant, yr);
+                continue;
+            }
+            if (n >= 2) linear_rows_of<In, Out, 2>(xr, pairs, p, requant, yr);  // three rows: two, then one
+            if (n % 2) linear_rows_of<In, Out, 1>(xr + (n - 1) * In, pairs, p, requant, yr + (n - 1) * Out);
         } else {
             if (n == 2) linear_rows_of<In, Out, 2>(xr, pairs, p, requant, yr);
             else linear_rows_of<In, Out, 1>(xr, pairs, p, requant, yr);
