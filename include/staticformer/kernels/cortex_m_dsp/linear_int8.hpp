@@ -62,7 +62,7 @@ struct packed_rows {  // unpacked word by word
 };
 
 #if defined(__OPTIMIZE__)
-// A tile of Rows x Cols outputs (4 x 1, 3 x 1, 2 x 2 and the smaller) over groups of four
+// A tile of Rows x Cols outputs (4 x 1, 2 x 2 and the smaller) over groups of four
 // inputs, in inline assembly: per group a LDR (both outputs' words in one LDRD where the
 // offset allows) and two SXTB16 per output's weight word, then per row one LDRD of its unpacked
 // pairs (post-incremented) and two SMLAD per output (15 instructions per 16 multiply-adds in
@@ -113,7 +113,7 @@ struct packed_rows {  // unpacked word by word
 template <int Rows, int Cols, int Group, int Unroll, int Passes>
 STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], const std::int32_t*& pairs,
                                             const std::int8_t*& w) noexcept {
-    static_assert(Rows >= 1 && Cols >= 1 && Rows * Cols <= 4 && Rows <= 4 && Cols <= 2, "at most 12 registers");
+    static_assert((Rows == 4 && Cols == 1) || (Rows <= 2 && Cols <= 2), "4 x 1, 2 x 2 or smaller: 12 registers");
     static_assert(Unroll >= 1 && Unroll <= 4 && Passes >= 1 && Group * (Unroll - 1) + 4 <= 4095, "LDR offsets");
     const std::int32_t* const end = pairs + 2 * Rows * Unroll * Passes;
     std::int32_t xe, xo, we0, wo0, we1, wo1;
@@ -139,13 +139,6 @@ STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], con
                                       STATICFORMER_DSP_IN_REGISTER)
                 : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), [a3] "+r"(acc[3][0]),
                   STATICFORMER_DSP_TEMPS
-                : [end] "r"(end), STATICFORMER_DSP_CONSTANTS
-                : "cc", "memory");
-    else if constexpr (Rows == 3)
-        __asm__(STATICFORMER_DSP_TILE(STATICFORMER_DSP_ONE,
-                                      STATICFORMER_DSP_ROW1("a0") STATICFORMER_DSP_ROW1("a1") STATICFORMER_DSP_ROW1("a2"),
-                                      STATICFORMER_DSP_IN_REGISTER)
-                : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), STATICFORMER_DSP_TEMPS
                 : [end] "r"(end), STATICFORMER_DSP_CONSTANTS
                 : "cc", "memory");
     else if constexpr (Rows == 2)
@@ -206,7 +199,7 @@ STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], con
         for (int c = 0; c < Cols; ++c) y[r * Out + o + c] = requant(acc[r][c], m[c]);
 }
 
-// Rows x Cols (Rows 1 to 4, Cols 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
+// Rows x Cols (Rows 1, 2 or 4, Cols 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
 // inputs one by one (the next row's values follow a row: no word may be read across).
 template <int In, int Out, int Rows, int Cols, class Inputs, class Requant>
 STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int o,
@@ -245,13 +238,13 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
     finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
 }
 
-// Rows (1 to 4) rows, every output: one output a tile for 3 or 4 rows, else pairs of outputs,
+// Rows (1, 2 or 4) rows, every output: one output a tile for 4 rows, else pairs of outputs,
 // then the odd one. Inline: GCC 12 at -O1 and -Og dropped calls to out-of-line copies of these
 // tiles (their outputs stayed unwritten; -fno-ipa-modref with -fno-ipa-pure-const kept them).
 template <int In, int Out, int Rows, class Inputs>
 STATICFORMER_ALWAYS_INLINE void linear_row_tiles(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
                                                  int16_multiplier requant, std::int8_t* y) noexcept {
-    constexpr int cols = Rows >= 3 ? 1 : 2, paired = Out - Out % cols;
+    constexpr int cols = Rows == 4 ? 1 : 2, paired = Out - Out % cols;
     for (int o = 0; o < paired; o += cols) linear_tile<In, Out, Rows, cols>(in, x, p, o, requant, y);
     if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
 }
