@@ -51,7 +51,8 @@ template <int D, int HeadDim, int S>
 inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
     for (int r = 0; r < rows; ++r)
         for (int h = 0; h < D / HeadDim; ++h)
-            for (int c = 0; c < HeadDim; ++c) values[h * HeadDim + value_offset<D, HeadDim>(j0 + r, c)] = v[r * D + h * HeadDim + c];
+            for (int c = 0; c < HeadDim; ++c)
+                values[h * HeadDim + value_offset<D, HeadDim>(j0 + r, c)] = v[r * D + h * HeadDim + c];
 }
 
 // s[j] = q . key j, for the n valid keys.
@@ -88,7 +89,7 @@ constexpr int block_start(int b) {
 // Steps of two key pairs over one block of side-by-side words (HeadDim a multiple of 8), in
 // inline assembly: one LDRD of four probabilities, per key pair one LDRD of the block's words,
 // four SXTB16 and four SMLAD (21 instructions per 16 multiply-adds; GCC's own code spills an
-// accumulator and the loop's bound). 12 registers; w moves two keys pairs (2 VStride <= 1020).
+// accumulator and the loop's bound). 12 registers; w moves two rows a key pair (2 VStride <= 1020).
 template <int VStride>
 STATICFORMER_ALWAYS_INLINE void context_steps(std::int32_t (&a)[4], const std::int16_t*& p, const std::int8_t*& w,
                                               const std::int16_t* end) noexcept {

@@ -40,7 +40,9 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     if (shift >= 32) {  // the product's high word, shifted (rescale_nonnegative's first case)
         const std::uint64_t round = std::uint64_t(1) << (shift - 1);
         const int high_shift = shift - 32;
-        exponentials([=](std::uint32_t d) { return std::uint32_t((round + std::uint64_t(d) * m) >> 32) >> high_shift; });
+        exponentials([=](std::uint32_t d) {
+            return std::uint32_t((round + std::uint64_t(d) * m) >> 32) >> high_shift;
+        });
     } else {
         // The distance clamped at dmax = 2^max(0, 21 + shift - k), k = floor(log2 m): from
         // there on the rescale is at least 2^21, where every exponential is 0, as it is for the
