@@ -309,7 +309,7 @@ constexpr std::uint32_t exp2_pairs_clamp(std::uint32_t u) noexcept {
 // For a clamped u (u < 17 * 2^16).
 constexpr std::int32_t exp2_neg_q16_clamped(std::uint32_t u) noexcept {
     const std::uint32_t t = exp2_pairs.value[(u >> 8) & 0xff];
-    // (a - b) r + 128 as a 16 x 16-bit multiply-accumulate (SMLATB on Arm)
+    // (a - b) r + 128
     const std::int32_t step = (std::int32_t(t) >> 16) * std::int32_t(std::int16_t(u & 0xff)) + 128;
     const std::int32_t v = std::int32_t(t & 0xffff) - (step >> 8);
     return ((std::int32_t(std::uint32_t(v) << 1) >> (u >> 16)) + 1) >> 1;
