@@ -116,15 +116,15 @@ struct fixed_requantizer {
 
 // rescale(d, multiplier, shift) for d >= 0 (a softmax's max - score) by the product's 32-bit
 // halves, unsigned: for shift >= 32 the high half shifted (below 2^30: no clamp), else the two
-// halves joined, clamped to 2^30.
+// halves joined, clamped to 2^30. The M55 softmax computes it on four lanes
+// (softmax_int8_mve.hpp); the M4 / M7 one clamps the distance instead (softmax_int8.hpp).
 constexpr std::int32_t rescale_nonnegative(std::int32_t d, std::int32_t multiplier, std::int32_t shift) noexcept {
     const std::uint64_t t = std::uint64_t(std::uint32_t(d)) * std::uint32_t(multiplier) + (std::uint64_t(1) << (shift - 1));
     const std::uint32_t high = std::uint32_t(t >> 32), low = std::uint32_t(t);
-    if (shift >= 32) return std::int32_t(high >> (shift - 32));  // (a choice by the weights)
-    // The clamp as a mask, not a branch: the same instructions for every score.
+    if (shift >= 32) return std::int32_t(high >> (shift - 32));
+    if (high >> shift) return std::int32_t(1) << 30;
     const std::uint32_t q = (low >> shift) | (high << (32 - shift));
-    const std::uint32_t clamp = -std::uint32_t(((high >> shift) | std::uint32_t(q > (std::uint32_t(1) << 30))) != 0);
-    return std::int32_t((q & ~clamp) | ((std::uint32_t(1) << 30) & clamp));
+    return q > (std::uint32_t(1) << 30) ? std::int32_t(1) << 30 : std::int32_t(q);
 }
 
 // rescale(v, 1, shift) for 1 <= shift <= 31 (a LayerNorm's output step) without 64 bits:

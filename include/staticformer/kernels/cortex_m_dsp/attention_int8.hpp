@@ -117,8 +117,8 @@ STATICFORMER_ALWAYS_INLINE void context_steps(std::int32_t (&a)[4], const std::i
 }
 #endif
 
-// ctx[c] = requantize(sum_j p[j] * v[j][c], context, 0), four channels (two words) at a time,
-// two key pairs a step when HeadDim is a multiple of 8 (each pair's two words one LDRD).
+// ctx[c] = requantize(sum_j p[j] * v[j][c], context, 0), four channels (two words) at a time:
+// two key pairs a step in assembly when HeadDim is a multiple of 8, then the rest one by one.
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
@@ -145,17 +145,10 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
             }
         }
 #endif
-        for (; m + 2 <= pairs; m += 2, w += 4 * VStride) {
-            std::uint64_t pp;  // (p[2m], p[2m+1]) and (p[2m+2], p[2m+3]): one LDRD
-            std::memcpy(&pp, p + 2 * m, sizeof pp);
-            key_pair(std::int32_t(std::uint32_t(pp)), w);
-            key_pair(std::int32_t(std::uint32_t(pp >> 32)), w + 2 * VStride);
-        }
-        if (m < pairs) {
-            std::int32_t pp;
+        for (; m < pairs; ++m, w += 2 * VStride) {
+            std::int32_t pp;  // (p[2m], p[2m+1])
             std::memcpy(&pp, p + 2 * m, sizeof pp);
             key_pair(pp, w);
-            w += 2 * VStride;
         }
         if (n % 2) key_pair(std::uint16_t(p[n - 1]), w);  // (p[n-1], 0)
         std::int8_t* out = ctx + 4 * b;
