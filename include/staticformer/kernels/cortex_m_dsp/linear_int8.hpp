@@ -165,6 +165,42 @@ STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], con
 #undef STATICFORMER_DSP_ONE
 #undef STATICFORMER_DSP_TWO
 
+// The 4 x 1 tile with every group unrolled (In <= 128): per group a LDR and two SXTB16 of the
+// weight word, two LDM of two rows' pairs each and eight SMLAD (13 instructions per 16
+// multiply-adds, no loop). The weights' offsets stay immediate (an ADD when they pass 4095); the
+// pairs sit in r0 - r3 because LDM fills its registers in number order. 12 registers.
+template <int Groups, int Group>
+STATICFORMER_ALWAYS_INLINE void tile_4x1_unrolled(std::int32_t (&acc)[4][1], const std::int32_t* pairs,
+                                                  const std::int8_t* w) noexcept {
+    static_assert(Groups >= 1 && Groups <= 32 && Group >= 4 && Group <= 4095, "LDR offsets; code size");
+    register std::int32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
+    std::int32_t we, wo;
+#define STATICFORMER_DSP_ROWS(a, b)                                  \
+    "ldm %[pairs]!, {%[x0], %[x1], %[x2], %[x3]}\n\t"                \
+    "smlad %[" a "], %[x0], %[we], %[" a "]\n\t"                     \
+    "smlad %[" a "], %[x1], %[wo], %[" a "]\n\t"                     \
+    "smlad %[" b "], %[x2], %[we], %[" b "]\n\t"                     \
+    "smlad %[" b "], %[x3], %[wo], %[" b "]\n\t"
+    __asm__(".set .Lsf_offset, 0\n\t"
+            ".rept %c[groups]\n\t"
+            ".if .Lsf_offset > 4095\n\t"
+            "add %[w], %[w], #.Lsf_offset - %c[group]\n\t"
+            ".set .Lsf_offset, %c[group]\n\t"
+            ".endif\n\t"
+            "ldr %[wo], [%[w], #.Lsf_offset]\n\t"
+            "sxtb16 %[we], %[wo]\n\t"
+            "sxtb16 %[wo], %[wo], ror #8\n\t"
+            STATICFORMER_DSP_ROWS("a0", "a1") STATICFORMER_DSP_ROWS("a2", "a3")
+            ".set .Lsf_offset, .Lsf_offset + %c[group]\n\t"
+            ".endr"
+            : [a0] "+r"(acc[0][0]), [a1] "+r"(acc[1][0]), [a2] "+r"(acc[2][0]), [a3] "+r"(acc[3][0]),
+              [pairs] "+r"(pairs), [w] "+r"(w), [we] "=&r"(we), [wo] "=&r"(wo), [x0] "=&r"(x0), [x1] "=&r"(x1),
+              [x2] "=&r"(x2), [x3] "=&r"(x3)
+            : [groups] "n"(Groups), [group] "n"(Group)
+            : "memory");
+#undef STATICFORMER_DSP_ROWS
+}
+
 // Groups a pass of the assembly tile: 4, 2 or 1, as the LDR offsets and the pointer's ADD allow.
 constexpr bool thumb_add_immediate(long v) noexcept {  // ADDW's 12 bits, or 8 bits shifted
     if (v <= 4095) return true;
@@ -215,7 +251,10 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 #if defined(__OPTIMIZE__)
     if constexpr (std::is_same<Inputs, unpacked_rows<In, Rows>>::value) {
         constexpr int group = 4 * Out, unroll = tile_unroll(group);
-        if constexpr (unroll > 0) {
+        if constexpr (Rows == 4 && Cols == 1 && whole >= 1 && group <= 4095) {
+            tile_4x1_unrolled<whole, group>(acc, in.pairs, w);
+            return finish_tile<In, Out, Rows, Cols>(acc, x, w + whole * group, p, o, requant, y);
+        } else if constexpr (unroll > 0) {
             const std::int32_t* pairs = in.pairs;
             if constexpr (whole >= unroll) tile_groups<Rows, Cols, group, unroll, whole / unroll>(acc, pairs, w);
             if constexpr (whole % unroll != 0) tile_groups<Rows, Cols, group, whole % unroll, 1>(acc, pairs, w);
