@@ -12,6 +12,7 @@
 #include "../../weights_int8.hpp"
 #include "../isa/arm_dsp.hpp"
 #include "../reference/layer_norm_int8.hpp"
+#include "layer_norm_stats.hpp"
 #if defined(__ARM_FEATURE_MVE)
 #include "layer_norm_int8_mve.hpp"
 #endif
@@ -33,7 +34,7 @@ inline reference::norm_stats_int8 row_stats(const std::int8_t* x, const layer_no
         sum = __smlad(odd, ones, __smlad(even, ones, sum));
     }
     for (; c < N; ++c) sum += x[c], sum_sq += std::int32_t(x[c]) * x[c];
-    return reference::layer_norm_stats(sum, sum_sq, p);
+    return layer_norm_stats(sum, sum_sq, p);
 }
 
 // Two outputs a step, about 12 instructions each: z by SMMULR and MLA (q32_reciprocal::times,

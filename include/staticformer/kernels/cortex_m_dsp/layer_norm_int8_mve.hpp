@@ -1,9 +1,9 @@
 // staticformer: int8 LayerNorm with Helium (MVE, Cortex-M55), integer only (optimised;
 // bit-identical to reference/layer_norm_int8.hpp). A row's sum and sum of squares are VADDVA and
-// VMLADAVA over 16 values at a time; then the reference's reciprocal; then four outputs per vector
-// of int32 lanes: z by VRMULH (the rounded high half of centred * the reciprocal's low word: math::
-// q32_reciprocal) plus centred * its high word, z * gamma + beta, math::rescale_unit's shifts, the
-// zero point and the int8 clamp. Partial vectors are predicated.
+// VMLADAVA over 16 values at a time; then the reciprocal (cortex_m_dsp::layer_norm_stats); then
+// four outputs per vector of int32 lanes: z by VRMULH (the rounded high half of centred * the
+// reciprocal's low word: math::q32_reciprocal) plus centred * its high word, z * gamma + beta,
+// math::rescale_unit's shifts, the zero point and the int8 clamp. Partial vectors are predicated.
 #pragma once
 
 #include <arm_mve.h>
@@ -13,6 +13,7 @@
 #include "../../math/fixed_point.hpp"
 #include "../../weights_int8.hpp"
 #include "../reference/layer_norm_int8.hpp"
+#include "layer_norm_stats.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -30,7 +31,7 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
             const int8x16_t v = vldrbq_z_s8(xr + c, vctp8q(N - c));
             sum = vaddvaq_s8(sum, v), sum_sq = vmladavaq_s8(sum_sq, v, v);
         }
-        const reference::norm_stats_int8 s = reference::layer_norm_stats(sum, sum_sq, p);
+        const reference::norm_stats_int8 s = cortex_m_dsp::layer_norm_stats(sum, sum_sq, p);
         const math::q32_reciprocal reciprocal(s.reciprocal);
         for (int c = 0; c < N; c += 4) {
             const mve_pred16_t live = vctp32q(N - c);

@@ -17,15 +17,19 @@ struct norm_stats_int8 {
     std::int64_t reciprocal;
 };
 
+// variance <= N^2 255^2 / 4 < N^2 2^14: with eps below 2^32 - N^2 2^14 the radicand fits 32
+// bits and takes half the steps. A choice by the weights, the same for every input.
+template <int N>
+constexpr bool radicand_fits_32_bits(const layer_norm_int8<N>& p) noexcept {
+    return p.eps < (std::int64_t(1) << 32) - std::int64_t(N) * N * (1 << 14);
+}
+
 // From a row's sum and sum of squares (optimised kernels add those their own way).
 template <int N>
 inline norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq, const layer_norm_int8<N>& p) noexcept {
     const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;  // N^2 var / scale^2
-    // variance <= N^2 255^2 / 4 < N^2 2^14: with eps below 2^32 - N^2 2^14 the radicand fits 32
-    // bits and takes half the steps. A choice by the weights, the same for every input.
-    constexpr std::int64_t fits_32_bits = (std::int64_t(1) << 32) - std::int64_t(N) * N * (1 << 14);
     const std::uint64_t radicand = std::uint64_t(variance + p.eps);
-    const std::uint32_t den = p.eps < fits_32_bits ? math::isqrt32(std::uint32_t(radicand)) : math::isqrt(radicand);
+    const std::uint32_t den = radicand_fits_32_bits(p) ? math::isqrt32(std::uint32_t(radicand)) : math::isqrt(radicand);
     // den >= 1: 2^40 / den <= 2^40, a 41-bit quotient; den == 0 (a constant row, eps 0): 0.
     const std::int64_t reciprocal = std::int64_t(math::power_of_two_over<40>(den | std::uint32_t(den == 0)));
     return {sum, reciprocal & -std::int64_t(den != 0)};
