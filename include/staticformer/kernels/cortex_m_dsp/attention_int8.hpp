@@ -55,23 +55,73 @@ inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* va
                 values[h * HeadDim + value_offset<D, HeadDim>(j0 + r, c)] = v[r * D + h * HeadDim + c];
 }
 
-// s[j] = q . key j, for the n valid keys.
+#if defined(__OPTIMIZE__)
+// Scores of key pairs (kt: the first key, end: past the last pair's), in inline assembly: per word
+// of the keys one LDRD of the query's unpacked pairs, the two keys' words, four SXTB16 and four
+// SMLAD (11 instructions per 8 multiply-adds; GCC's own code spills the query). 11 registers.
+template <int HeadDim>
+STATICFORMER_ALWAYS_INLINE void score_pairs(const std::int32_t* query_pairs, const std::int8_t*& kt,
+                                            const std::int8_t* end, std::int32_t*& s) noexcept {
+    static_assert(HeadDim % 4 == 0 && 2 * HeadDim <= 1020, "LDRD offsets");
+    std::int32_t a, b, qe, qo, ka, kb, t;
+    __asm__ volatile(  // volatile: the scores it stores are its only result
+            "1:\n\t"
+            "mov %[a], #0\n\t"
+            "mov %[b], #0\n\t"
+            ".set .Lsf_word, 0\n\t"
+            ".rept %c[words]\n\t"
+            "ldrd %[qe], %[qo], [%[q], #8 * .Lsf_word]\n\t"
+            "ldr %[ka], [%[kt], #4 * .Lsf_word]\n\t"
+            "ldr %[kb], [%[kt], #%c[dim] + 4 * .Lsf_word]\n\t"
+            "sxtb16 %[t], %[ka]\n\t"
+            "smlad %[a], %[qe], %[t], %[a]\n\t"
+            "sxtb16 %[ka], %[ka], ror #8\n\t"
+            "smlad %[a], %[qo], %[ka], %[a]\n\t"
+            "sxtb16 %[t], %[kb]\n\t"
+            "smlad %[b], %[qe], %[t], %[b]\n\t"
+            "sxtb16 %[kb], %[kb], ror #8\n\t"
+            "smlad %[b], %[qo], %[kb], %[b]\n\t"
+            ".set .Lsf_word, .Lsf_word + 1\n\t"
+            ".endr\n\t"
+            "add %[kt], %[kt], #2 * %c[dim]\n\t"
+            "strd %[a], %[b], [%[s]], #8\n\t"
+            "cmp %[kt], %[end]\n\t"
+            "bne 1b"
+            : [kt] "+r"(kt), [s] "+r"(s), [a] "=&r"(a), [b] "=&r"(b), [qe] "=&r"(qe), [qo] "=&r"(qo),
+              [ka] "=&r"(ka), [kb] "=&r"(kb), [t] "=&r"(t)
+            : [q] "r"(query_pairs), [end] "r"(end), [words] "n"(HeadDim / 4), [dim] "n"(HeadDim)
+            : "cc", "memory");
+}
+#endif
+
+// s[j] = q . key j, for the n valid keys: key pairs in assembly, then the last odd key.
 template <int HeadDim, int KStride>
 inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
     using namespace arm_dsp;
     constexpr int words = HeadDim / 4;
-    std::int32_t qe[words], qo[words];
+    std::int32_t pairs[2 * words];  // (even, odd) pairs of each word of q, side by side: one LDRD
     for (int g = 0; g < words; ++g) {
         const std::int32_t w = load32(q + 4 * g);
-        qe[g] = even_pair(w), qo[g] = odd_pair(w);
+        pairs[2 * g] = even_pair(w), pairs[2 * g + 1] = odd_pair(w);
     }
-    for (int j = 0; j < n; ++j) {
+    int j = 0;
+#if defined(__OPTIMIZE__)
+    if constexpr (2 * HeadDim <= 1020) {
+        if (n >= 2) {
+            j = n / 2 * 2;
+            const std::int8_t* key = kt;
+            std::int32_t* out = s;
+            score_pairs<HeadDim>(pairs, key, kt + j * HeadDim, out);
+        }
+    }
+#endif
+    for (; j < n; ++j) {
         const std::int8_t* key = kt + j * HeadDim;
         std::int32_t acc = 0;
 #pragma GCC unroll 16
         for (int g = 0; g < words; ++g) {
             const std::int32_t w = load32(key + 4 * g);
-            acc = __smlad(qo[g], odd_pair(w), __smlad(qe[g], even_pair(w), acc));
+            acc = __smlad(pairs[2 * g + 1], odd_pair(w), __smlad(pairs[2 * g], even_pair(w), acc));
         }
         s[j] = acc;
     }

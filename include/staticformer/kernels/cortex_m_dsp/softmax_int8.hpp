@@ -34,7 +34,8 @@ inline void exponentials_by_smmulr(std::int32_t* s, int n, std::int32_t max, std
     const std::int32_t* const end = s + n;
     const std::uint32_t* const table = math::exp2_pairs.value;
     std::uint32_t u, i, t;
-    __asm__("1:\n\t"
+    __asm__ volatile(  // volatile: the exponentials it stores are results too
+            "1:\n\t"
             "ldr %[u], [%[s]]\n\t"
             "sub %[u], %[max], %[u]\n\t"
             "cmp %[u], %[dmax]\n\t"
