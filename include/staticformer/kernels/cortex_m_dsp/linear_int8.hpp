@@ -167,13 +167,15 @@ STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], con
 
 // The 4 x 1 tile with every group unrolled (In <= 128): per group a LDR and two SXTB16 of the
 // weight word, two LDM of two rows' pairs each and eight SMLAD (13 instructions per 16
-// multiply-adds, no loop). The weights' offsets stay immediate (an ADD when they pass 4095); the
-// pairs sit in r0 - r3 because LDM fills its registers in number order. 12 registers.
+// multiply-adds, no loop). The weights' offsets stay immediate (an ADD when they pass 4095). The
+// pairs sit in r8, r10 - r12, as LDM fills its registers in number order (in r0 - r3, the
+// arguments' registers, GCC 12 at -Og found no allocation; r9 may be a platform register).
+// 12 registers.
 template <int Groups, int Group>
 STATICFORMER_ALWAYS_INLINE void tile_4x1_unrolled(std::int32_t (&acc)[4][1], const std::int32_t* pairs,
                                                   const std::int8_t* w) noexcept {
     static_assert(Groups >= 1 && Groups <= 32 && Group >= 4 && Group <= 4095, "LDR offsets; code size");
-    register std::int32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
+    register std::int32_t x0 __asm__("r8"), x1 __asm__("r10"), x2 __asm__("r11"), x3 __asm__("r12");
     std::int32_t we, wo;
 #define STATICFORMER_DSP_ROWS(a, b)                                  \
     "ldm %[pairs]!, {%[x0], %[x1], %[x2], %[x3]}\n\t"                \
