@@ -23,49 +23,59 @@ inline std::uint32_t distance_clamp(std::uint32_t m, std::int32_t shift) noexcep
     return e >= 31 ? 0x7fffffffu : std::uint32_t(1) << (e > 0 ? e : 0);
 }
 
-// The exponentials of a row (n >= 1) for 2 <= shift <= 31 and 2^23 <= m < 2^31, in inline assembly (24
-// instructions a score): the distance d clamped at dmax < 2^(shift - 2) (k >= 23), so d 2^(32 -
-// shift) < 2^31 and SMMULR of it with m is the rescale (d m + 2^(shift - 1)) >> shift exactly; a
-// rescale of 2^20 or more becomes 17 * 2^16 (i = r = 0, whole 17: math::exp2_neg_q16_clamped's
-// value is 0, as the reference's); then math::exp2_neg_q16_clamped's steps, SMLATB adding 128.
-inline void exponentials_by_smmulr(std::int32_t* s, int n, std::int32_t max, std::uint32_t m, std::int32_t shift,
-                                   std::int32_t& sum) noexcept {
-    const std::uint32_t dmax = distance_clamp(m, shift);
-    const std::int32_t* const end = s + n;
-    const std::uint32_t* const table = math::exp2_pairs.value;
+// The exponentials of a row (n >= 1) in inline assembly, 24 instructions a score. The rescale
+// r = (d m + 2^(shift - 1)) >> shift of the distance d, for 2^23 <= m < 2^31:
+//   2 <= shift <= 32: d clamped at dmax <= 2^(shift - 2) (k >= 23), so d 2^(32 - shift) < 2^31 and
+//     SMMULR of it with m is r exactly;
+//   shift >= 33: UMULL's high word plus 2^(shift - 33), shifted by shift - 32 (the low word cannot
+//     carry into it past the rounding term: r exactly).
+// An r of 2^20 or more becomes 17 * 2^16 (i = r = 0, whole 17: math::exp2_neg_q16_clamped's value
+// is 0, as the reference's); then math::exp2_neg_q16_clamped's steps, SMLATB adding the 128.
+#define STATICFORMER_DSP_EXPONENTIALS(rescale)                                                        \
+    __asm__ volatile(/* volatile: the exponentials it stores are results too */                       \
+                     "1:\n\t"                                                                         \
+                     "ldr %[u], [%[s]]\n\t"                                                           \
+                     "sub %[u], %[max], %[u]\n\t" rescale                                            \
+                     "cmp %[u], #0x100000\n\t"                                                        \
+                     "it hs\n\t"                                                                      \
+                     "movhs %[u], #0x110000\n\t"                                                      \
+                     "ubfx %[i], %[u], #8, #8\n\t"                                                    \
+                     "ldr %[t], [%[table], %[i], lsl #2]\n\t"                                         \
+                     "uxtb %[i], %[u]\n\t"                                                            \
+                     "smlatb %[i], %[t], %[i], %[c128]\n\t"                                           \
+                     "uxth %[t], %[t]\n\t"                                                            \
+                     "sub %[t], %[t], %[i], asr #8\n\t"                                               \
+                     "lsr %[u], %[u], #16\n\t"                                                        \
+                     "lsl %[t], %[t], #1\n\t"                                                         \
+                     "asr %[t], %[t], %[u]\n\t"                                                       \
+                     "add %[t], %[t], #1\n\t"                                                         \
+                     "asr %[t], %[t], #1\n\t"                                                         \
+                     "str %[t], [%[s]], #4\n\t"                                                       \
+                     "add %[sum], %[sum], %[t]\n\t"                                                   \
+                     "cmp %[s], %[end]\n\t"                                                           \
+                     "bne 1b"                                                                         \
+                     : [s] "+r"(s), [sum] "+r"(sum), [u] "=&r"(u), [i] "=&r"(i), [t] "=&r"(t)         \
+                     : [end] "r"(s + n), [max] "r"(max), [m] "r"(m), [table] "r"(math::exp2_pairs.value), \
+                       [c128] "r"(128), [a] "r"(a), [b] "r"(b)                                        \
+                     : "cc", "memory")
+inline void exponentials_asm(std::int32_t* s, int n, std::int32_t max, std::uint32_t m, std::int32_t shift,
+                             std::int32_t& sum) noexcept {
     std::uint32_t u, i, t;
-    __asm__ volatile(  // volatile: the exponentials it stores are results too
-            "1:\n\t"
-            "ldr %[u], [%[s]]\n\t"
-            "sub %[u], %[max], %[u]\n\t"
-            "cmp %[u], %[dmax]\n\t"
-            "it hs\n\t"
-            "movhs %[u], %[dmax]\n\t"
-            "lsl %[u], %[u], %[up]\n\t"
-            "smmulr %[u], %[u], %[m]\n\t"
-            "cmp %[u], #0x100000\n\t"
-            "it hs\n\t"
-            "movhs %[u], #0x110000\n\t"
-            "ubfx %[i], %[u], #8, #8\n\t"
-            "ldr %[t], [%[table], %[i], lsl #2]\n\t"
-            "uxtb %[i], %[u]\n\t"
-            "smlatb %[i], %[t], %[i], %[c128]\n\t"
-            "uxth %[t], %[t]\n\t"
-            "sub %[t], %[t], %[i], asr #8\n\t"
-            "lsr %[u], %[u], #16\n\t"
-            "lsl %[t], %[t], #1\n\t"
-            "asr %[t], %[t], %[u]\n\t"
-            "add %[t], %[t], #1\n\t"
-            "asr %[t], %[t], #1\n\t"
-            "str %[t], [%[s]], #4\n\t"
-            "add %[sum], %[sum], %[t]\n\t"
-            "cmp %[s], %[end]\n\t"
-            "bne 1b"
-            : [s] "+r"(s), [sum] "+r"(sum), [u] "=&r"(u), [i] "=&r"(i), [t] "=&r"(t)
-            : [end] "r"(end), [max] "r"(max), [dmax] "r"(dmax), [up] "r"(32 - shift), [m] "r"(m),
-              [table] "r"(table), [c128] "r"(128)
-            : "cc", "memory");
+    if (shift <= 32) {
+        const std::uint32_t a = distance_clamp(m, shift), b = std::uint32_t(32 - shift);
+        STATICFORMER_DSP_EXPONENTIALS("cmp %[u], %[a]\n\t"
+                                      "it hs\n\t"
+                                      "movhs %[u], %[a]\n\t"
+                                      "lsl %[u], %[u], %[b]\n\t"
+                                      "smmulr %[u], %[u], %[m]\n\t");
+    } else {
+        const std::uint32_t a = std::uint32_t(1) << (shift - 33), b = std::uint32_t(shift - 32);
+        STATICFORMER_DSP_EXPONENTIALS("umull %[i], %[u], %[u], %[m]\n\t"
+                                      "add %[u], %[u], %[a]\n\t"
+                                      "lsr %[u], %[u], %[b]\n\t");
+    }
 }
+#undef STATICFORMER_DSP_EXPONENTIALS
 
 inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
 #if defined(__ARM_FEATURE_MVE)
@@ -87,14 +97,14 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     };
     const std::uint32_t m = std::uint32_t(logits.multiplier);
     const std::int32_t shift = logits.shift;
-    if (shift >= 32) {  // the product's high word, shifted (rescale_nonnegative's first case)
+    if (const int k = 31 - __builtin_clz(m | 1); shift >= 2 && shift <= 62 && k >= 23 && k <= 30 && n > 0) {
+        exponentials_asm(s, n, max, m, shift, sum);
+    } else if (shift >= 32) {  // the product's high word, shifted (rescale_nonnegative's first case)
         const std::uint64_t round = std::uint64_t(1) << (shift - 1);
         const int high_shift = shift - 32;
         exponentials([=](std::uint32_t d) {
             return std::uint32_t((round + std::uint64_t(d) * m) >> 32) >> high_shift;
         });
-    } else if (const int k = 31 - __builtin_clz(m | 1); shift >= 2 && k >= 23 && k <= 30 && n > 0) {
-        exponentials_by_smmulr(s, n, max, m, shift, sum);
     } else {
         // The distance clamped at dmax = 2^max(0, 21 + shift - k), k = floor(log2 m): from
         // there on the rescale is at least 2^21, where every exponential is 0, as it is for the
