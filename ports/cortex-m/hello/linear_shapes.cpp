@@ -55,7 +55,8 @@ int main() {
     std::printf("int8 linear, %d rows, backend %s\n", rows,
                 STATICFORMER_HAS_CORTEX_M_DSP ? "cortex_m_dsp" : "reference");
     bool ok = true;
-    for (std::int32_t shift : {22, 17, 47, 16, 48, 1, 62}) {  // 17..47: the SMLAWB requantisation
+    // 17..32: the M4 / M7 SMMLAR requantisation, 17..47 the M55's SMLAWB one; the others math::requantize
+    for (std::int32_t shift : {22, 17, 32, 33, 47, 16, 48, 1, 62}) {
         ok = check<64, 192>("64->192", shift, 0x1234u + std::uint32_t(shift)) && ok;
         ok = check<256, 64>("256->64", shift, 0x5678u + std::uint32_t(shift)) && ok;
         ok = check<63, 5>("63->5", shift, 0x9abcu + std::uint32_t(shift)) && ok;  // In % 4, odd Out

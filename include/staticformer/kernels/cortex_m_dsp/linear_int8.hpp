@@ -6,7 +6,7 @@
 // (more spill, or do not exist beside a frame pointer). The rows' inputs are unpacked into int16
 // pairs once per tile of rows, on the stack (at most 1 KiB: In <= 256), else word by word in
 // each tile. Integer sums are exact, so this order gives the reference's accumulator; the
-// requantisation is math::requantize's, in three instructions for the usual shifts.
+// requantisation is math::requantize's, by SMMLAR and SSAT for the usual shifts.
 #pragma once
 
 #include <cstdint>
@@ -24,17 +24,32 @@ namespace staticformer {
 namespace kernels {
 namespace cortex_m_dsp {
 
-// The requantisation: SMLAWB, a shift and SSAT (math::int16_multiplier_requantizer, for
-// 17 <= shift <= 47: the layers the quantiser makes in practice); other shifts take
-// math::requantize in one-output tiles (less code for a rare case).
+// The requantisations, each with the form of an output's multiplier it takes (multiplier()).
+// On the M4 / M7, for 17 <= shift <= 32 (the layers the quantiser makes in practice): SMMLAR of
+// acc with m 2^(32 - shift) (< 2^31: m < 2^15) and the zero point, then SSAT. (acc m 2^(32 -
+// shift) + 2^31) >> 32 is (acc m + 2^(shift - 1)) >> shift, the rounding requantize makes.
+struct high_multiplier {
+    std::int32_t up, zero_point;
+    static constexpr bool applies(std::int32_t shift) noexcept { return shift >= 17 && shift <= 32; }
+    STATICFORMER_ALWAYS_INLINE std::int32_t multiplier(std::int32_t m) const noexcept { return m << up; }
+    STATICFORMER_ALWAYS_INLINE std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        std::int32_t v;
+        __asm__("smmlar %0, %1, %2, %3" : "=r"(v) : "r"(acc), "r"(m), "r"(zero_point));
+        return std::int8_t(__ssat(v, 8));
+    }
+};
+// With Helium, for 17 <= shift <= 47: SMLAWB, a shift and SSAT (math::int16_multiplier_requantizer).
 struct int16_multiplier {
     math::int16_multiplier_requantizer q;
+    STATICFORMER_ALWAYS_INLINE std::int32_t multiplier(std::int32_t m) const noexcept { return m; }
     STATICFORMER_ALWAYS_INLINE std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
         return std::int8_t(__ssat(q.unsaturated(__smlawb(acc, m, q.round)), 8));
     }
 };
+// Other shifts: math::requantize in one-output tiles (less code for a rare case).
 struct any_shift {
     std::int32_t shift, zero_point;
+    std::int32_t multiplier(std::int32_t m) const noexcept { return m; }
     std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
         return math::requantize(acc, m, shift, zero_point);
     }
@@ -230,7 +245,7 @@ STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], con
     // for every row.
     std::int32_t m[Cols];
 #pragma GCC unroll 4
-    for (int c = 0; c < Cols; ++c) m[c] = p.multiplier[o + c];
+    for (int c = 0; c < Cols; ++c) m[c] = requant.multiplier(p.multiplier[o + c]);
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
@@ -284,7 +299,7 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 // tiles (their outputs stayed unwritten; -fno-ipa-modref with -fno-ipa-pure-const kept them).
 template <int In, int Out, int Rows, class Inputs>
 STATICFORMER_ALWAYS_INLINE void linear_row_tiles(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
-                                                 int16_multiplier requant, std::int8_t* y) noexcept {
+                                                 high_multiplier requant, std::int8_t* y) noexcept {
     constexpr int cols = Rows == 4 ? 1 : 2, paired = Out - Out % cols;
     for (int o = 0; o < paired; o += cols) linear_tile<In, Out, Rows, cols>(in, x, p, o, requant, y);
     if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
@@ -293,7 +308,7 @@ STATICFORMER_ALWAYS_INLINE void linear_row_tiles(Inputs in, const std::int8_t* x
 // Rows Rows from x: their inputs unpacked into pairs (In <= 256), or read in place.
 template <int In, int Out, int Rows>
 STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_t* pairs, const linear_int8<In, Out>& p,
-                                               int16_multiplier requant, std::int8_t* y) noexcept {
+                                               high_multiplier requant, std::int8_t* y) noexcept {
     if constexpr (In <= 256) {
         for (int g = 0; g < In / 4; ++g)
             for (int r = 0; r < Rows; ++r)
@@ -307,7 +322,7 @@ STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_
 // Rows four at a time when In <= 128, else two at a time (their unpacked inputs take at most
 // 1 KiB of stack), then the rest.
 template <int In, int Out>
-inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, int16_multiplier requant,
+inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, high_multiplier requant,
                         std::int8_t* y) noexcept {
     constexpr int tall = In <= 128 ? 4 : 2;
     std::int32_t pairs[In <= 256 ? unpacked_rows<In, tall>::words : 1];
@@ -333,11 +348,12 @@ inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Ou
 // With Helium (Cortex-M55), cortex_m_mve's kernel instead (linear_int8_mve.hpp).
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-    if (math::int16_multiplier_requantizer::applies(p.shift))
 #if defined(__ARM_FEATURE_MVE)
+    if (math::int16_multiplier_requantizer::applies(p.shift))
         cortex_m_mve::linear(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
 #else
-        linear_rows(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
+    if (high_multiplier::applies(p.shift))
+        linear_rows(x, rows, p, high_multiplier{32 - p.shift, p.output_zero_point}, y);
 #endif
     else
         for (int r = 0; r < rows; ++r)
