@@ -60,6 +60,7 @@ int main() {
         ok = check<64, 192>("64->192", shift, 0x1234u + std::uint32_t(shift)) && ok;
         ok = check<256, 64>("256->64", shift, 0x5678u + std::uint32_t(shift)) && ok;
         ok = check<63, 5>("63->5", shift, 0x9abcu + std::uint32_t(shift)) && ok;  // In % 4, odd Out
+        ok = check<252, 6>("252->6", shift, 0xdef0u + std::uint32_t(shift)) && ok;  // 8-group passes and the rest
     }
     std::puts(ok ? "linear shapes: ok" : "linear shapes: FAILED");
     return ok ? 0 : 1;

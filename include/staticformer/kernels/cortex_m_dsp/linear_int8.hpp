@@ -81,11 +81,11 @@ struct packed_rows {  // unpacked word by word
 // inputs, in inline assembly: per group a LDR (both outputs' words in one LDRD where the
 // offset allows) and two SXTB16 per output's weight word, then per row one LDRD of its unpacked
 // pairs (post-incremented) and two SMLAD per output (15 instructions per 16 multiply-adds in
-// both 4 x 1 and 2 x 2). Unroll groups a pass with the weights' offsets immediate, Passes
-// passes. At most 12 registers: beside a frame pointer (-fno-omit-frame-pointer; clang) 13
+// both 4 x 1 and 2 x 2). Unroll groups a pass with the weights' offsets immediate (past four, an
+// ADD of the weights' pointer in the middle), Passes passes. At most 12 registers: beside a frame pointer (-fno-omit-frame-pointer; clang) 13
 // remain, and GCC's own code spills a tile this size. Not at -O0 (the intrinsics' loop there).
 #define STATICFORMER_DSP_WEIGHT(we, wo, offset)                     \
-    "ldr %[" wo "], [%[w], #%c[group] * \\g + " offset "]\n\t"      \
+    "ldr %[" wo "], [%[w], #%c[group] * (\\g & 3) + " offset "]\n\t" \
     "sxtb16 %[" we "], %[" wo "]\n\t"                               \
     "sxtb16 %[" wo "], %[" wo "], ror #8\n\t"
 #define STATICFORMER_DSP_ROW1(a0)                                   \
@@ -99,11 +99,14 @@ struct packed_rows {  // unpacked word by word
 // The loop's bound in a register (Cols 1) or, where the registers are taken, in memory.
 #define STATICFORMER_DSP_TILE(weights, rows, compare)               \
     ".if %c[passes] > 1\n1:\n.endif\n\t"                            \
-    ".irp g, 0, 1, 2, 3\n\t"                                        \
+    ".irp g, 0, 1, 2, 3, 4, 5, 6, 7\n\t"                            \
+    ".if \\g == 4 && %c[unroll] > 4\n\t"                            \
+    "add %[w], %[w], #%c[group] * 4\n\t"                            \
+    ".endif\n\t"                                                    \
     ".if \\g < %c[unroll]\n\t" weights rows                         \
     ".endif\n\t"                                                    \
     ".endr\n\t"                                                     \
-    "add %[w], %[w], #%c[group] * %c[unroll]\n\t"                   \
+    "add %[w], %[w], #%c[group] * %c[last]\n\t"                     \
     ".if %c[passes] > 1\n\t" compare                                \
     "bne 1b\n\t"                                                    \
     ".endif"
@@ -111,14 +114,15 @@ struct packed_rows {  // unpacked word by word
 #define STATICFORMER_DSP_IN_REGISTER "cmp %[pairs], %[end]\n\t"
 #define STATICFORMER_DSP_TEMPS                                                                        \
     [pairs] "+r"(pairs), [w] "+r"(w), [xe] "=&r"(xe), [xo] "=&r"(xo), [we0] "=&r"(we0), [wo0] "=&r"(wo0)
-#define STATICFORMER_DSP_CONSTANTS [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group)
+#define STATICFORMER_DSP_CONSTANTS \
+    [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group), [span] "n"(span), [last] "n"(Unroll > 4 ? Unroll - 4 : Unroll)
 #define STATICFORMER_DSP_ONE STATICFORMER_DSP_WEIGHT("we0", "wo0", "0")
 #define STATICFORMER_DSP_TWO                                        \
-    ".if %c[group] * (%c[unroll] - 1) <= 1020\n\t"                  \
-    "ldrd %[wo0], %[wo1], [%[w], #%c[group] * \\g]\n\t"            \
+    ".if %c[group] * (%c[span] - 1) <= 1020\n\t"                    \
+    "ldrd %[wo0], %[wo1], [%[w], #%c[group] * (\\g & 3)]\n\t"      \
     ".else\n\t"                                                     \
-    "ldr %[wo0], [%[w], #%c[group] * \\g]\n\t"                     \
-    "ldr %[wo1], [%[w], #%c[group] * \\g + 4]\n\t"                 \
+    "ldr %[wo0], [%[w], #%c[group] * (\\g & 3)]\n\t"               \
+    "ldr %[wo1], [%[w], #%c[group] * (\\g & 3) + 4]\n\t"           \
     ".endif\n\t"                                                    \
     "sxtb16 %[we0], %[wo0]\n\t"                                     \
     "sxtb16 %[wo0], %[wo0], ror #8\n\t"                             \
@@ -129,7 +133,9 @@ template <int Rows, int Cols, int Group, int Unroll, int Passes>
 STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], const std::int32_t*& pairs,
                                             const std::int8_t*& w) noexcept {
     static_assert((Rows == 4 && Cols == 1) || (Rows <= 2 && Cols <= 2), "4 x 1, 2 x 2 or smaller: 12 registers");
-    static_assert(Unroll >= 1 && Unroll <= 4 && Passes >= 1 && Group * (Unroll - 1) + 4 <= 4095, "LDR offsets");
+    static_assert((Unroll >= 1 && Unroll <= 4) || Unroll == 8, "groups a pass");
+    constexpr int span = Unroll < 4 ? Unroll : 4;  // groups between ADDs of the weights' pointer
+    static_assert(Passes >= 1 && Group * (span - 1) + 4 <= 4095, "LDR offsets");
     const std::int32_t* const end = pairs + 2 * Rows * Unroll * Passes;
     std::int32_t xe, xo, we0, wo0, we1, wo1;
     if constexpr (Cols == 2 && Rows == 2)
@@ -218,15 +224,16 @@ STATICFORMER_ALWAYS_INLINE void tile_4x1_unrolled(std::int32_t (&acc)[4][1], con
 #undef STATICFORMER_DSP_ROWS
 }
 
-// Groups a pass of the assembly tile: 4, 2 or 1, as the LDR offsets and the pointer's ADD allow.
+// Groups a pass of the assembly tile: most (8 or 4), 4, 2 or 1, as the LDR offsets and the
+// pointer's ADD allow.
 constexpr bool thumb_add_immediate(long v) noexcept {  // ADDW's 12 bits, or 8 bits shifted
     if (v <= 4095) return true;
     while (v % 2 == 0) v /= 2;
     return v < 256;
 }
-constexpr int tile_unroll(int group) noexcept {
-    for (int u = 4; u > 1; u /= 2)
-        if (group * (u - 1) + 4 <= 4095 && thumb_add_immediate(long(group) * u)) return u;
+constexpr int tile_unroll(int group, int most = 4) noexcept {
+    for (int u = most; u > 1; u /= 2)
+        if (group * ((u < 4 ? u : 4) - 1) + 4 <= 4095 && thumb_add_immediate(long(group) * (u < 4 ? u : 4))) return u;
     return group + 4 <= 4095 && thumb_add_immediate(group) ? 1 : 0;
 }
 #endif
@@ -267,14 +274,17 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
     const std::int8_t* w = p.w[0][o];
 #if defined(__OPTIMIZE__)
     if constexpr (std::is_same<Inputs, unpacked_rows<In, Rows>>::value) {
-        constexpr int group = 4 * Out, unroll = tile_unroll(group);
+        // 2 x 2 tiles of long rows 8 groups a pass: the loop's bound in memory costs 3 a pass.
+        constexpr int group = 4 * Out, unroll = tile_unroll(group, Rows == 2 && Cols == 2 && In > 128 ? 8 : 4);
         if constexpr (Rows == 4 && Cols == 1 && whole >= 1 && group <= 4095) {
             tile_4x1_unrolled<whole, group>(acc, in.pairs, w);
             return finish_tile<In, Out, Rows, Cols>(acc, x, w + whole * group, p, o, requant, y);
         } else if constexpr (unroll > 0) {
             const std::int32_t* pairs = in.pairs;
             if constexpr (whole >= unroll) tile_groups<Rows, Cols, group, unroll, whole / unroll>(acc, pairs, w);
-            if constexpr (whole % unroll != 0) tile_groups<Rows, Cols, group, whole % unroll, 1>(acc, pairs, w);
+            constexpr int rest = whole % unroll;  // below 8: a pass of 4, then the rest
+            if constexpr (rest >= 4) tile_groups<Rows, Cols, group, 4, 1>(acc, pairs, w);
+            if constexpr (rest % 4 != 0) tile_groups<Rows, Cols, group, rest % 4, 1>(acc, pairs, w);
             return finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
         }
     }
