@@ -115,8 +115,12 @@ struct composition_int8 {
             const int rows = n - r0 < T ? n - r0 : T;
             std::int8_t* x = y + r0 * D;
             const std::int8_t* src = block_input(x, rows, w.norm2, ws.normed);
-            K::linear(src, rows, w.ff1, ws.hidden);
-            K::activate(ws.hidden, rows * F, w.activation);
+            if constexpr (K::fuses_activation) {
+                K::linear_activate(src, rows, w.ff1, w.activation, ws.hidden);
+            } else {
+                K::linear(src, rows, w.ff1, ws.hidden);
+                K::activate(ws.hidden, rows * F, w.activation);
+            }
             K::linear(ws.hidden, rows, w.ff2, ws.proj);
             K::add(x, ws.proj, rows * D, w.residual2);
             if constexpr (!Cfg::norm_first) K::layer_norm(x, rows, w.norm2, x);

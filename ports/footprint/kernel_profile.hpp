@@ -161,6 +161,12 @@ struct profiled_int8 : K {
         span<k_context, Exact> s;
         K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx);
     }
+    template <int In, int Out>  // with fuses_activation: the activation counts as linear
+    static void linear_activate(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p,
+                                const std::int8_t* table, std::int8_t* y) noexcept {
+        span<k_linear, Exact> s;
+        K::linear_activate(x, rows, p, table, y);
+    }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
         span<k_activation, Exact> s;
         K::activate(x, n, table);

@@ -129,6 +129,9 @@ struct int8_kernels {
         ref::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
     }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { ref::activate(x, n, table); }
+    // A set with fuses_activation = true also has linear_activate(x, rows, p, table, y): linear, then
+    // activate on y, in one pass (the encoder calls it for a feed-forward layer's first half).
+    static constexpr bool fuses_activation = false;
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
     // Model steps (reference/embedding.hpp, linear_int8.hpp): embedding rows, the rounded mean of
     // n rows, a head's int32 outputs.

@@ -32,6 +32,13 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::linear(x, rows, p, y);
     }
+    // The feed-forward layer's activation in its first linear layer's requantisation.
+    static constexpr bool fuses_activation = true;
+    template <int In, int Out>
+    static void linear_activate(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, const std::int8_t* table,
+                                std::int8_t* y) noexcept {
+        kernels::cortex_m_dsp::linear_activate(x, rows, p, table, y);
+    }
     static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         kernels::cortex_m_dsp::softmax(s, n, m, p);
     }

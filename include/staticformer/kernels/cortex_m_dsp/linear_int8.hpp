@@ -16,6 +16,7 @@
 #include "../../math/fixed_point.hpp"
 #include "../../weights_int8.hpp"
 #include "../isa/arm_dsp.hpp"
+#include "activation_int8.hpp"
 #if defined(__ARM_FEATURE_MVE)
 #include "linear_int8_mve.hpp"
 #endif
@@ -36,6 +37,14 @@ struct high_multiplier {
         std::int32_t v;
         __asm__("smmlar %0, %1, %2, %3" : "=r"(v) : "r"(acc), "r"(m), "r"(zero_point));
         return std::int8_t(__ssat(v, 8));
+    }
+};
+// The same, then the activation's table (feed-forward layers: linear_activate): one LDRB more an
+// output instead of a pass of its own over the hidden values.
+struct high_multiplier_activated : high_multiplier {
+    const std::int8_t* table;  // the table's entry for 0 (table + 128)
+    STATICFORMER_ALWAYS_INLINE std::int8_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        return table[high_multiplier::operator()(acc, m)];
     }
 };
 // With Helium, for 17 <= shift <= 47: SMLAWB, a shift and SSAT (math::int16_multiplier_requantizer).
@@ -307,22 +316,23 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 // Rows (1, 2 or 4) rows, every output: one output a tile for 4 rows, else pairs of outputs,
 // then the odd one. Inline: GCC 12 at -O1 and -Og dropped calls to out-of-line copies of these
 // tiles (their outputs stayed unwritten; -fno-ipa-modref with -fno-ipa-pure-const kept them).
-template <int In, int Out, int Rows, class Inputs>
+template <int In, int Out, int Rows, class Inputs, class Requant>
 STATICFORMER_ALWAYS_INLINE void linear_row_tiles(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
-                                                 high_multiplier requant, std::int8_t* y) noexcept {
+                                                 Requant requant, std::int8_t* y) noexcept {
     constexpr int cols = Rows == 4 ? 1 : 2, paired = Out - Out % cols;
     for (int o = 0; o < paired; o += cols) linear_tile<In, Out, Rows, cols>(in, x, p, o, requant, y);
     if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
 }
 
 // Rows Rows from x: their inputs unpacked into pairs (In <= 256), or read in place.
-template <int In, int Out, int Rows>
+template <int In, int Out, int Rows, class Requant>
 STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_t* pairs, const linear_int8<In, Out>& p,
-                                               high_multiplier requant, std::int8_t* y) noexcept {
+                                               Requant requant, std::int8_t* y) noexcept {
     if constexpr (In <= 256) {
-        for (int g = 0; g < In / 4; ++g)
-            for (int r = 0; r < Rows; ++r)
-                packed_rows<In>{x}.group(r, g, pairs[2 * (g * Rows + r)], pairs[2 * (g * Rows + r) + 1]);
+        std::int32_t* to = pairs;
+        for (const std::int8_t* from = x; from < x + In / 4 * 4; from += 4)
+#pragma GCC unroll 4
+            for (int r = 0; r < Rows; ++r, to += 2) packed_rows<In>{from}.group(r, 0, to[0], to[1]);
         linear_row_tiles<In, Out, Rows>(unpacked_rows<In, Rows>{pairs}, x, p, requant, y);
     } else {
         linear_row_tiles<In, Out, Rows>(packed_rows<In>{x}, x, p, requant, y);
@@ -331,8 +341,8 @@ STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_
 
 // Rows four at a time when In <= 128, else two at a time (their unpacked inputs take at most
 // 1 KiB of stack), then the rest.
-template <int In, int Out>
-inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, high_multiplier requant,
+template <int In, int Out, class Requant>
+inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, Requant requant,
                         std::int8_t* y) noexcept {
     constexpr int tall = In <= 128 ? 4 : 2;
     std::int32_t pairs[In <= 256 ? unpacked_rows<In, tall>::words : 1];
@@ -370,6 +380,18 @@ inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p
             for (int o = 0; o < Out; ++o)
                 linear_tile<In, Out, 1, 1>(packed_rows<In>{x + r * In}, x + r * In, p, o,
                                            any_shift{p.shift, p.output_zero_point}, y + r * Out);
+}
+
+// y = the activation table's entries for x W + b (a feed-forward layer's first half).
+template <int In, int Out>
+inline void linear_activate(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, const std::int8_t* table,
+                            std::int8_t* y) noexcept {
+#if !defined(__ARM_FEATURE_MVE)
+    if (high_multiplier::applies(p.shift))
+        return linear_rows(x, rows, p, high_multiplier_activated{{32 - p.shift, p.output_zero_point}, table + 128}, y);
+#endif
+    linear(x, rows, p, y);
+    activate(y, rows * Out, table);
 }
 
 }  // namespace cortex_m_dsp
