@@ -80,45 +80,48 @@ inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* va
 }
 
 #if defined(__OPTIMIZE__)
-// Scores of key pairs (kt: the first key, end: past the last pair's), in inline assembly: per word
-// of the keys one LDRD of the query's unpacked pairs, the two keys' words, four SXTB16 and four
-// SMLAD (11 instructions per 8 multiply-adds; GCC's own code spills the query). 11 registers.
+// Scores of keys four at a time (kt: the first key, end: past the last group's), in inline
+// assembly: per word of the keys one LDRD of the query's unpacked pairs, then per key its word,
+// two SXTB16 and two SMLAD (the first word's SMUAD starts the sum): 21 instructions per 16
+// multiply-adds; GCC's own code spills the query. 12 registers.
 template <int HeadDim>
-STATICFORMER_ALWAYS_INLINE void score_pairs(const std::int32_t* query_pairs, const std::int8_t*& kt,
-                                            const std::int8_t* end, std::int32_t*& s) noexcept {
-    static_assert(HeadDim % 4 == 0 && 2 * HeadDim <= 1020, "LDRD offsets");
-    std::int32_t a, b, qe, qo, ka, kb, t;
+STATICFORMER_ALWAYS_INLINE void score_quads(const std::int32_t* query_pairs, const std::int8_t* kt,
+                                            const std::int8_t* end, std::int32_t* s) noexcept {
+    static_assert(HeadDim % 4 == 0 && 8 * HeadDim / 4 <= 1020 && 3 * HeadDim + HeadDim <= 4095, "offsets");
+    std::int32_t a0, a1, a2, a3, qe, qo, k, t;
+#define STATICFORMER_DSP_KEY(a, key)                                         \
+    "ldr %[k], [%[kt], #" key " * %c[dim] + 4 * .Lsf_word]\n\t"               \
+    "sxtb16 %[t], %[k]\n\t"                                                    \
+    "sxtb16 %[k], %[k], ror #8\n\t"                                            \
+    ".if .Lsf_word == 0\n\t"                                                   \
+    "smuad %[" a "], %[qe], %[t]\n\t"                                          \
+    ".else\n\t"                                                                \
+    "smlad %[" a "], %[qe], %[t], %[" a "]\n\t"                                \
+    ".endif\n\t"                                                               \
+    "smlad %[" a "], %[qo], %[k], %[" a "]\n\t"
     __asm__ volatile(  // volatile: the scores it stores are its only result
             "1:\n\t"
-            "mov %[a], #0\n\t"
-            "mov %[b], #0\n\t"
             ".set .Lsf_word, 0\n\t"
             ".rept %c[words]\n\t"
             "ldrd %[qe], %[qo], [%[q], #8 * .Lsf_word]\n\t"
-            "ldr %[ka], [%[kt], #4 * .Lsf_word]\n\t"
-            "ldr %[kb], [%[kt], #%c[dim] + 4 * .Lsf_word]\n\t"
-            "sxtb16 %[t], %[ka]\n\t"
-            "smlad %[a], %[qe], %[t], %[a]\n\t"
-            "sxtb16 %[ka], %[ka], ror #8\n\t"
-            "smlad %[a], %[qo], %[ka], %[a]\n\t"
-            "sxtb16 %[t], %[kb]\n\t"
-            "smlad %[b], %[qe], %[t], %[b]\n\t"
-            "sxtb16 %[kb], %[kb], ror #8\n\t"
-            "smlad %[b], %[qo], %[kb], %[b]\n\t"
+            STATICFORMER_DSP_KEY("a0", "0") STATICFORMER_DSP_KEY("a1", "1")
+            STATICFORMER_DSP_KEY("a2", "2") STATICFORMER_DSP_KEY("a3", "3")
             ".set .Lsf_word, .Lsf_word + 1\n\t"
             ".endr\n\t"
-            "add %[kt], %[kt], #2 * %c[dim]\n\t"
-            "strd %[a], %[b], [%[s]], #8\n\t"
+            "add %[kt], %[kt], #4 * %c[dim]\n\t"
+            "strd %[a0], %[a1], [%[s]], #8\n\t"
+            "strd %[a2], %[a3], [%[s]], #8\n\t"
             "cmp %[kt], %[end]\n\t"
             "bne 1b"
-            : [kt] "+r"(kt), [s] "+r"(s), [a] "=&r"(a), [b] "=&r"(b), [qe] "=&r"(qe), [qo] "=&r"(qo),
-              [ka] "=&r"(ka), [kb] "=&r"(kb), [t] "=&r"(t)
+            : [kt] "+r"(kt), [s] "+r"(s), [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+              [qe] "=&r"(qe), [qo] "=&r"(qo), [k] "=&r"(k), [t] "=&r"(t)
             : [q] "r"(query_pairs), [end] "r"(end), [words] "n"(HeadDim / 4), [dim] "n"(HeadDim)
             : "cc", "memory");
+#undef STATICFORMER_DSP_KEY
 }
 #endif
 
-// s[j] = q . key j, for the n valid keys: key pairs in assembly, then the last odd key.
+// s[j] = q . key j, for the n valid keys: four keys a step in assembly, then the last n % 4.
 template <int HeadDim, int KStride>
 inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
     using namespace arm_dsp;
@@ -130,12 +133,10 @@ inline void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n,
     }
     int j = 0;
 #if defined(__OPTIMIZE__)
-    if constexpr (2 * HeadDim <= 1020) {
-        if (n >= 2) {
-            j = n / 2 * 2;
-            const std::int8_t* key = kt;
-            std::int32_t* out = s;
-            score_pairs<HeadDim>(pairs, key, kt + j * HeadDim, out);
+    if constexpr (8 * HeadDim / 4 <= 1020 && 4 * HeadDim <= 4095) {
+        if (n >= 4) {
+            j = n / 4 * 4;
+            score_quads<HeadDim>(pairs, kt, kt + j * HeadDim, s);
         }
     }
 #endif
