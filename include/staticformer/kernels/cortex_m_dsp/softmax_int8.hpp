@@ -82,7 +82,27 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     return cortex_m_mve::softmax(s, n, logits, p);  // four scores at a time with Helium
 #endif
     std::int32_t max = s[0];
+#if defined(__OPTIMIZE__)
+    if (n >= 2) {  // two scores a step in assembly (one LDRD); an odd n's first is compared with itself
+        const std::int32_t* from = s + n % 2;
+        std::int32_t a, b;
+        __asm__("1:\n\t"
+                "ldrd %[a], %[b], [%[from]], #8\n\t"
+                "cmp %[a], %[max]\n\t"
+                "it gt\n\t"
+                "movgt %[max], %[a]\n\t"
+                "cmp %[b], %[max]\n\t"
+                "it gt\n\t"
+                "movgt %[max], %[b]\n\t"
+                "cmp %[from], %[end]\n\t"
+                "bne 1b"
+                : [max] "+r"(max), [from] "+r"(from), [a] "=&r"(a), [b] "=&r"(b)
+                : [end] "r"(s + n)
+                : "cc", "memory");
+    }
+#else
     for (int j = 1; j < n; ++j) max = s[j] > max ? s[j] : max;
+#endif
     std::int32_t sum = 0;
     // The distance's rescale chosen by the shift once per row, not per score (-O2 does not take
     // loop-invariant branches out of a loop). Its result is opaque to GCC, which otherwise sees
@@ -121,7 +141,32 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     // r = 2^31 (sum = 2^15, one score) as 2^31 - 1 gives the same e for every e <= 2^15.
     const std::uint32_t reciprocal = std::uint32_t(reference::softmax_reciprocal(sum));
     const std::int32_t r = std::int32_t(reciprocal < 0x7fffffffu ? reciprocal : 0x7fffffffu);
-    for (int j = 0; j < n; ++j) p[j] = std::int16_t(__usat(arm_dsp::multiply_high_rounded(2 * s[j], r), 15));
+    int j = 0;
+#if defined(__OPTIMIZE__)
+    if (n >= 2) {  // two a step in assembly: one LDRD, one word stored (PKHBT)
+        j = n / 2 * 2;
+        const std::int32_t* from = s;
+        std::int16_t* to = p;
+        std::int32_t a, b;
+        __asm__ volatile(  // volatile: the probabilities it stores are its only result
+            "1:\n\t"
+            "ldrd %[a], %[b], [%[from]], #8\n\t"
+            "lsl %[a], %[a], #1\n\t"
+            "lsl %[b], %[b], #1\n\t"
+            "smmulr %[a], %[a], %[r]\n\t"
+            "smmulr %[b], %[b], %[r]\n\t"
+            "usat %[a], #15, %[a]\n\t"
+            "usat %[b], #15, %[b]\n\t"
+            "pkhbt %[a], %[a], %[b], lsl #16\n\t"
+            "str %[a], [%[to]], #4\n\t"
+            "cmp %[from], %[end]\n\t"
+            "bne 1b"
+            : [from] "+r"(from), [to] "+r"(to), [a] "=&r"(a), [b] "=&r"(b)
+            : [end] "r"(s + j), [r] "r"(r)
+            : "cc", "memory");
+    }
+#endif
+    for (; j < n; ++j) p[j] = std::int16_t(__usat(arm_dsp::multiply_high_rounded(2 * s[j], r), 15));
 }
 
 }  // namespace cortex_m_dsp
