@@ -227,7 +227,17 @@ inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n
         }
         if (n % 2) key_pair(std::uint16_t(p[n - 1]), w);  // (p[n-1], 0)
         std::int8_t* out = ctx + 4 * b;
-        if (math::long_shift_requantizer::applies(context.shift)) {  // SMLAL, a shift and SSAT
+        if (context.shift >= 33 && context.shift <= 62) {
+            // SMMLA with 2^(shift - 33), a shift by shift - 32 and SSAT: floor(acc m / 2^32) +
+            // 2^(shift - 33), shifted, is (acc m + 2^(shift - 1)) >> shift (a floor of a floor).
+            const std::int32_t round = std::int32_t(1) << (context.shift - 33), high_shift = context.shift - 32;
+            const auto requantize = [&](std::int32_t acc) {
+                std::int32_t v;
+                __asm__("smmla %0, %1, %2, %3" : "=r"(v) : "r"(acc), "r"(context.multiplier), "r"(round));
+                return std::int8_t(__ssat(v >> high_shift, 8));
+            };
+            out[0] = requantize(a0), out[1] = requantize(a1), out[2] = requantize(a2), out[3] = requantize(a3);
+        } else if (math::long_shift_requantizer::applies(context.shift)) {  // SMLAL, a shift and SSAT
             const math::long_shift_requantizer q(context.shift, 0);
             const auto requantize = [&](std::int32_t acc) {
                 const std::int64_t t = q.round + std::int64_t(acc) * context.multiplier;
