@@ -64,11 +64,11 @@ cross-test: deps-test
 	    (cd $(BUILD)/cross/$$t-port && ctest --output-on-failure -j $(JOBS)) || exit 1; \
 	done
 	@for c in cortex-m4:-Og cortex-m55:-O1; do t=$${c%%:*}; o=$${c#*:}; \
-	    echo "=== $$t: int8 linear and softmax at $$o (debug builds' levels: GCC once dropped DSP tiles at -Og, the M55's had no registers at -O1) ==="; \
+	    echo "=== $$t: int8 linear, softmax and attention at $$o (debug builds' levels: GCC once dropped DSP tiles at -Og, the M55's had no registers at -O1) ==="; \
 	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port$$o -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake \
 	        -DCMAKE_CXX_FLAGS_RELEASE=$$o >/dev/null && \
-	    cmake --build $(BUILD)/cross/$$t-port$$o -j $(JOBS) --target sf_port_linear_shapes sf_port_softmax_rows >/dev/null && \
-	    (cd $(BUILD)/cross/$$t-port$$o && ctest --output-on-failure -j $(JOBS) -R 'linear_shapes|softmax_rows') || exit 1; \
+	    cmake --build $(BUILD)/cross/$$t-port$$o -j $(JOBS) --target sf_port_linear_shapes sf_port_softmax_rows sf_port_attention_rows >/dev/null && \
+	    (cd $(BUILD)/cross/$$t-port$$o && ctest --output-on-failure -j $(JOBS) -R 'linear_shapes|softmax_rows|attention_rows') || exit 1; \
 	done
 
 # Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine).

@@ -1,0 +1,73 @@
+// Cortex-M: int8 attention of the build's default backend (its own key and value layouts on the
+// DSP and Helium cores) against the reference kernel set's (memcmp): keys and values stored in
+// tiles of 3 rows (odd first rows), every key count 1..40, head dimensions 16 (value blocks of 8)
+// and 12 (pairs of 4), every context shift 1..62 with several multipliers and probabilities.
+#include <staticformer/staticformer.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+
+#include "xorshift.hpp"
+
+namespace sf = staticformer;
+
+namespace {
+
+constexpr int S = 40;
+
+template <int D, int HeadDim>
+bool check(std::uint32_t seed) {
+    using fast = sf::int8_kernel_set<sf::default_backend>;
+    using ref = sf::int8_kernel_set<sf::reference>;
+    static std::int8_t k[S * D], v[S * D], q[D];
+    static std::int8_t kt_fast[S * D], kt_ref[S * D], values_fast[S * D], values_ref[S * D];
+    xorshift32 g{seed};
+    for (auto& x : k) x = g.int8();
+    for (auto& x : v) x = g.int8();
+    for (auto& x : q) x = g.int8();
+    v[0] = -128, v[D + 1] = 127, q[0] = -128;  // the extremes
+    std::memset(kt_fast, 0, sizeof kt_fast), std::memset(kt_ref, 0, sizeof kt_ref);
+    std::memset(values_fast, 0, sizeof values_fast), std::memset(values_ref, 0, sizeof values_ref);
+    for (int j0 = 0; j0 < S; j0 += 3) {
+        const int rows = S - j0 < 3 ? S - j0 : 3;
+        fast::store_keys<D, HeadDim, S>(k + j0 * D, rows, j0, kt_fast);
+        ref::store_keys<D, HeadDim, S>(k + j0 * D, rows, j0, kt_ref);
+        fast::store_values<D, HeadDim, S>(v + j0 * D, rows, j0, values_fast);
+        ref::store_values<D, HeadDim, S>(v + j0 * D, rows, j0, values_ref);
+    }
+    bool ok = true;
+    for (int h = 0; h < D / HeadDim; ++h)
+        for (int n = 1; n <= S; ++n) {
+            std::int32_t s_fast[S], s_ref[S];
+            fast::attention_scores<HeadDim, S>(q + h * HeadDim, kt_fast + h * HeadDim * S, n, s_fast);
+            ref::attention_scores<HeadDim, S>(q + h * HeadDim, kt_ref + h * HeadDim * S, n, s_ref);
+            if (std::memcmp(s_fast, s_ref, n * sizeof(std::int32_t)) != 0) {
+                std::printf("DIFFERENT scores: head dim %d, head %d, n %d\n", HeadDim, h, n);
+                ok = false;
+            }
+            std::int16_t p[S];
+            for (int j = 0; j < n; ++j) p[j] = std::int16_t(n % 3 == 0 ? 32767 : g.next() % 32768u);
+            for (std::int32_t shift = 1; shift <= 62; ++shift)
+                for (std::int32_t m : {std::int32_t(1) << 30, std::int32_t(2147483647), std::int32_t(g.next() >> 1)}) {
+                    std::int8_t c_fast[HeadDim], c_ref[HeadDim];
+                    fast::attention_context<HeadDim, D>(p, values_fast + h * HeadDim, n, {m, shift}, c_fast);
+                    ref::attention_context<HeadDim, D>(p, values_ref + h * HeadDim, n, {m, shift}, c_ref);
+                    if (std::memcmp(c_fast, c_ref, sizeof c_fast) != 0) {
+                        std::printf("DIFFERENT context: head dim %d, head %d, n %d, shift %ld\n", HeadDim, h, n,
+                                    long(shift));
+                        ok = false;
+                    }
+                }
+        }
+    return ok;
+}
+
+}  // namespace
+
+int main() {
+    const bool ok = check<64, 16>(0x1111u) && check<48, 12>(0x2222u) && check<32, 8>(0x3333u);
+    std::puts(ok ? "attention rows: ok" : "attention rows: FAILED");
+    return ok ? 0 : 1;
+}
