@@ -332,7 +332,21 @@ STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_
         std::int32_t* to = pairs;
         for (const std::int8_t* from = x; from < x + In / 4 * 4; from += 4)
 #pragma GCC unroll 4
-            for (int r = 0; r < Rows; ++r, to += 2) packed_rows<In>{from}.group(r, 0, to[0], to[1]);
+            for (int r = 0; r < Rows; ++r) {
+#if defined(__OPTIMIZE__)
+                std::int32_t even, odd;  // one STRD a row (GCC stores word by word); volatile: it stores
+                __asm__ volatile("ldr %[odd], [%[from], %[row]]\n\t"
+                                 "sxtb16 %[even], %[odd]\n\t"
+                                 "sxtb16 %[odd], %[odd], ror #8\n\t"
+                                 "strd %[even], %[odd], [%[to]], #8"
+                                 : [to] "+r"(to), [even] "=&r"(even), [odd] "=&r"(odd)
+                                 : [from] "r"(from), [row] "I"(r * In)
+                                 : "memory");
+#else
+                packed_rows<In>{from}.group(r, 0, to[0], to[1]);
+                to += 2;
+#endif
+            }
         linear_row_tiles<In, Out, Rows>(unpacked_rows<In, Rows>{pairs}, x, p, requant, y);
     } else {
         linear_row_tiles<In, Out, Rows>(packed_rows<In>{x}, x, p, requant, y);
