@@ -324,6 +324,23 @@ STATICFORMER_ALWAYS_INLINE void linear_row_tiles(Inputs in, const std::int8_t* x
     if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
 }
 
+#if defined(__OPTIMIZE__)
+// Group from (four inputs) of rows Row.. of Rows as int16 pairs at to, one STRD a row (GCC's own
+// code stores word by word). Volatile: its stores are its result.
+template <int In, int Row, int Rows>
+STATICFORMER_ALWAYS_INLINE void unpack_group(const std::int8_t* from, std::int32_t*& to) noexcept {
+    std::int32_t even, odd;
+    __asm__ volatile("ldr %[odd], [%[from], #%c[row]]\n\t"
+                     "sxtb16 %[even], %[odd]\n\t"
+                     "sxtb16 %[odd], %[odd], ror #8\n\t"
+                     "strd %[even], %[odd], [%[to]], #8"
+                     : [to] "+r"(to), [even] "=&r"(even), [odd] "=&r"(odd)
+                     : [from] "r"(from), [row] "n"(Row * In)
+                     : "memory");
+    if constexpr (Row + 1 < Rows) unpack_group<In, Row + 1, Rows>(from, to);
+}
+#endif
+
 // Rows Rows from x: their inputs unpacked into pairs (In <= 256), or read in place.
 template <int In, int Out, int Rows, class Requant>
 STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_t* pairs, const linear_int8<In, Out>& p,
@@ -331,22 +348,11 @@ STATICFORMER_ALWAYS_INLINE void linear_rows_of(const std::int8_t* x, std::int32_
     if constexpr (In <= 256) {
         std::int32_t* to = pairs;
         for (const std::int8_t* from = x; from < x + In / 4 * 4; from += 4)
-#pragma GCC unroll 4
-            for (int r = 0; r < Rows; ++r) {
 #if defined(__OPTIMIZE__)
-                std::int32_t even, odd;  // one STRD a row (GCC stores word by word); volatile: it stores
-                __asm__ volatile("ldr %[odd], [%[from], %[row]]\n\t"
-                                 "sxtb16 %[even], %[odd]\n\t"
-                                 "sxtb16 %[odd], %[odd], ror #8\n\t"
-                                 "strd %[even], %[odd], [%[to]], #8"
-                                 : [to] "+r"(to), [even] "=&r"(even), [odd] "=&r"(odd)
-                                 : [from] "r"(from), [row] "I"(r * In)
-                                 : "memory");
+            unpack_group<In, 0, Rows>(from, to);
 #else
-                packed_rows<In>{from}.group(r, 0, to[0], to[1]);
-                to += 2;
+            for (int r = 0; r < Rows; ++r, to += 2) packed_rows<In>{from}.group(r, 0, to[0], to[1]);
 #endif
-            }
         linear_row_tiles<In, Out, Rows>(unpacked_rows<In, Rows>{pairs}, x, p, requant, y);
     } else {
         linear_row_tiles<In, Out, Rows>(packed_rows<In>{x}, x, p, requant, y);
