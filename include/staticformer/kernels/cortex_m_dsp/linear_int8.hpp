@@ -384,6 +384,15 @@ inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Ou
     }
 }
 
+// Any shift: one output a tile.
+template <int In, int Out>
+inline void linear_any_shift(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; ++o)
+            linear_tile<In, Out, 1, 1>(packed_rows<In>{x + r * In}, x + r * In, p, o,
+                                       any_shift{p.shift, p.output_zero_point}, y + r * Out);
+}
+
 // Rows four or two at a time, one or two outputs at a time, then the remainders.
 // With Helium (Cortex-M55), cortex_m_mve's kernel instead (linear_int8_mve.hpp).
 template <int In, int Out>
@@ -396,21 +405,20 @@ inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p
         linear_rows(x, rows, p, high_multiplier{32 - p.shift, p.output_zero_point}, y);
 #endif
     else
-        for (int r = 0; r < rows; ++r)
-            for (int o = 0; o < Out; ++o)
-                linear_tile<In, Out, 1, 1>(packed_rows<In>{x + r * In}, x + r * In, p, o,
-                                           any_shift{p.shift, p.output_zero_point}, y + r * Out);
+        linear_any_shift(x, rows, p, y);
 }
 
 // y = the activation table's entries for x W + b (a feed-forward layer's first half).
 template <int In, int Out>
 inline void linear_activate(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, const std::int8_t* table,
                             std::int8_t* y) noexcept {
-#if !defined(__ARM_FEATURE_MVE)
+#if defined(__ARM_FEATURE_MVE)
+    linear(x, rows, p, y);
+#else
     if (high_multiplier::applies(p.shift))
         return linear_rows(x, rows, p, high_multiplier_activated{{32 - p.shift, p.output_zero_point}, table + 128}, y);
+    linear_any_shift(x, rows, p, y);  // not linear(): its tiles would be a second copy of these
 #endif
-    linear(x, rows, p, y);
     activate(y, rows * Out, table);
 }
 
