@@ -32,7 +32,8 @@ struct int8_kernel_set<cortex_m_dsp> : kernels::int8_kernels {
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_dsp::linear(x, rows, p, y);
     }
-    // The feed-forward layer's activation in its first linear layer's requantisation.
+    // The feed-forward layer's activation in its first linear layer's requantisation (with
+    // Helium: the linear layer, then the activation's gathers).
     static constexpr bool fuses_activation = true;
     template <int In, int Out>
     static void linear_activate(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, const std::int8_t* table,
