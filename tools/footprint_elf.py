@@ -109,6 +109,8 @@ def disassemble(target, elf):
             if o is not None and o != a:
                 f["refs"].add(o)
         body = [x for x in f["lines"] if not re.match(r"^(nop|\.word|\.short|\.byte)\b", x)]
+        while body and re.match(r"^movs\s+r0, r0$", body[-1]):  # zero halfwords: alignment padding
+            body.pop()
         # Only libgcc's hand-written assembly (Cortex-M images) falls through into a neighbour.
         if target.bare and body and not NO_FALLTHROUGH.match(body[-1]) and i + 1 < len(order):
             f["refs"].add(order[i + 1])
