@@ -38,7 +38,8 @@ int main() {
             const std::int32_t sum = std::int32_t(g.next() % 16385) - 8192;
             const std::int32_t least = std::int32_t((std::int64_t(sum) * sum + 63) / 64);
             const std::int32_t sum_sq = i % 4 == 0 ? least : least + std::int32_t(g.next() % (64 * 16384 - least + 1));
-            const auto a = dsp::layer_norm_stats(sum, sum_sq, p), b = sf::kernels::reference::layer_norm_stats(sum, sum_sq, p);
+            const auto a = dsp::layer_norm_stats(sum, sum_sq, p);
+            const auto b = sf::kernels::reference::layer_norm_stats(sum, sum_sq, p);
             if ((a.sum != b.sum || a.reciprocal != b.reciprocal) && wrong++ < 8)
                 std::printf("DIFFERENT: stats of sum %ld, sum_sq %ld, eps %ld\n", long(sum), long(sum_sq), long(eps));
         }

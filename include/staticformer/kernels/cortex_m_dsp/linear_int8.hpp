@@ -91,8 +91,9 @@ struct packed_rows {  // unpacked word by word
 // offset allows) and two SXTB16 per output's weight word, then per row one LDRD of its unpacked
 // pairs (post-incremented) and two SMLAD per output (15 instructions per 16 multiply-adds in
 // both 4 x 1 and 2 x 2). Unroll groups a pass with the weights' offsets immediate (past four, an
-// ADD of the weights' pointer in the middle), Passes passes. At most 12 registers: beside a frame pointer (-fno-omit-frame-pointer; clang) 13
-// remain, and GCC's own code spills a tile this size. Not at -O0 (the intrinsics' loop there).
+// ADD of the weights' pointer in the middle), Passes passes. At most 12 registers: beside a
+// frame pointer (-fno-omit-frame-pointer; clang) 13 remain, and GCC's own code spills a tile
+// this size. Not at -O0 (the intrinsics' loop there).
 #define STATICFORMER_DSP_WEIGHT(we, wo, offset)                     \
     "ldr %[" wo "], [%[w], #%c[group] * (\\g & 3) + " offset "]\n\t" \
     "sxtb16 %[" we "], %[" wo "]\n\t"                               \
@@ -123,8 +124,9 @@ struct packed_rows {  // unpacked word by word
 #define STATICFORMER_DSP_IN_REGISTER "cmp %[pairs], %[end]\n\t"
 #define STATICFORMER_DSP_TEMPS                                                                        \
     [pairs] "+r"(pairs), [w] "+r"(w), [xe] "=&r"(xe), [xo] "=&r"(xo), [we0] "=&r"(we0), [wo0] "=&r"(wo0)
-#define STATICFORMER_DSP_CONSTANTS \
-    [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group), [span] "n"(span), [last] "n"(Unroll > 4 ? Unroll - 4 : Unroll)
+#define STATICFORMER_DSP_CONSTANTS                                                  \
+    [unroll] "n"(Unroll), [passes] "n"(Passes), [group] "n"(Group), [span] "n"(span), \
+        [last] "n"(Unroll > 4 ? Unroll - 4 : Unroll)
 #define STATICFORMER_DSP_ONE STATICFORMER_DSP_WEIGHT("we0", "wo0", "0")
 #define STATICFORMER_DSP_TWO                                        \
     ".if %c[group] * (%c[span] - 1) <= 1020\n\t"                    \
@@ -387,7 +389,8 @@ inline void linear_rows(const std::int8_t* x, int rows, const linear_int8<In, Ou
 // Any shift: one output a tile. Inline, as it was inside linear(): out of line, GCC inlined the
 // Helium kernel differently into linear() (M55 tiny +4%).
 template <int In, int Out>
-STATICFORMER_ALWAYS_INLINE void linear_any_shift(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+STATICFORMER_ALWAYS_INLINE void linear_any_shift(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
+                                                 std::int8_t* y) noexcept {
     for (int r = 0; r < rows; ++r)
         for (int o = 0; o < Out; ++o)
             linear_tile<In, Out, 1, 1>(packed_rows<In>{x + r * In}, x + r * In, p, o,
