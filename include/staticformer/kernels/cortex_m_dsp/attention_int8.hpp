@@ -52,17 +52,17 @@ constexpr int value_offset(int j, int c) {
 // and PKHTB(b, a >> 16): five instructions for 8 values. A row without its pair value by value.
 template <int D, int HeadDim, int S>
 inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+    const auto row = [&](int i) {  // value by value
+        for (int h = 0; h < D / HeadDim; ++h)
+            for (int c = 0; c < HeadDim; ++c)
+                values[h * HeadDim + value_offset<D, HeadDim>(j0 + i, c)] = v[i * D + h * HeadDim + c];
+    };
     int r = 0;
     if constexpr (HeadDim % 8 == 0) {
-        const auto row = [&](int i) {
-            for (int h = 0; h < D / HeadDim; ++h)
-                for (int c = 0; c < HeadDim; ++c)
-                    values[h * HeadDim + value_offset<D, HeadDim>(j0 + i, c)] = v[i * D + h * HeadDim + c];
-        };
         if (j0 % 2 && rows > 0) row(r++);
         for (; r + 2 <= rows; r += 2) {
             std::int8_t* to = values + value_offset<D, HeadDim>(j0 + r, 0);
-            for (int c = 0; c < D; c += 4) {  // head h's channels c from h * HeadDim, block (c % HeadDim) / 4
+            for (int c = 0; c < D; c += 4) {  // head c / HeadDim's block (c % HeadDim) / 4
                 const std::uint32_t a = std::uint32_t(arm_dsp::load32(v + r * D + c));
                 const std::uint32_t b = std::uint32_t(arm_dsp::load32(v + (r + 1) * D + c));
                 const std::uint32_t low = (a & 0xffffu) | b << 16, high = a >> 16 | (b & 0xffff0000u);
@@ -70,13 +70,8 @@ inline void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* va
                 std::memcpy(block, &low, 4), std::memcpy(block + 4, &high, 4);
             }
         }
-        if (r < rows) row(r++);
-        return;
     }
-    for (; r < rows; ++r)
-        for (int h = 0; h < D / HeadDim; ++h)
-            for (int c = 0; c < HeadDim; ++c)
-                values[h * HeadDim + value_offset<D, HeadDim>(j0 + r, c)] = v[r * D + h * HeadDim + c];
+    for (; r < rows; ++r) row(r);
 }
 
 #if defined(__OPTIMIZE__)
