@@ -30,9 +30,10 @@ inline status check_call(const void* x, const void* y, std::size_t element, int 
 template <class P, class Backend>
 struct backend_check : std::true_type {
     static_assert(std::is_same<Backend, reference>::value || std::is_same<Backend, simd>::value ||
-                      std::is_same<Backend, cortex_m_dsp>::value || std::is_same<Backend, armv7_neon>::value,
-                  "Backend must be staticformer::reference, staticformer::simd, staticformer::cortex_m_dsp or "
-                  "staticformer::armv7_neon");
+                      std::is_same<Backend, cortex_m_dsp>::value || std::is_same<Backend, cortex_m_mve>::value ||
+                      std::is_same<Backend, armv7_neon>::value,
+                  "Backend must be staticformer::reference, staticformer::simd, staticformer::cortex_m_dsp, "
+                  "staticformer::cortex_m_mve or staticformer::armv7_neon");
 #if !STATICFORMER_HAS_SIMD
     static_assert(!std::is_same<Backend, simd>::value,
                   "staticformer::simd is not available in this build for " STATICFORMER_TARGET_NAME ": it needs "
@@ -43,6 +44,12 @@ struct backend_check : std::true_type {
     static_assert(!std::is_same<Backend, cortex_m_dsp>::value,
                   "staticformer::cortex_m_dsp is not available in this build for " STATICFORMER_TARGET_NAME ": it "
                   "needs a Cortex-M core with the DSP extension (Cortex-M4, M7, M33, M55); use staticformer::reference");
+#endif
+#if !STATICFORMER_HAS_CORTEX_M_MVE
+    static_assert(!std::is_same<Backend, cortex_m_mve>::value,
+                  "staticformer::cortex_m_mve is not available in this build for " STATICFORMER_TARGET_NAME ": it "
+                  "needs a Cortex-M core with Helium (MVE: Cortex-M55, M85); use staticformer::cortex_m_dsp on "
+                  "Cortex-M4, M7, M33, else staticformer::reference");
 #endif
 #if !STATICFORMER_HAS_ARMV7_NEON
     static_assert(!std::is_same<Backend, armv7_neon>::value,

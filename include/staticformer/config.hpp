@@ -59,6 +59,17 @@
 #endif
 #endif
 
+// STATICFORMER_HAS_CORTEX_M_MVE: 1 on Arm M-profile cores with Helium's integer vectors
+// (Armv8.1-M MVE: Cortex-M55, M85), where the cortex_m_mve backend exists and is the default.
+// Define STATICFORMER_NO_CORTEX_M_MVE to keep cortex_m_dsp the default there.
+#ifndef STATICFORMER_HAS_CORTEX_M_MVE
+#if !defined(STATICFORMER_NO_CORTEX_M_MVE) && STATICFORMER_HAS_CORTEX_M_DSP && defined(__ARM_FEATURE_MVE)
+#define STATICFORMER_HAS_CORTEX_M_MVE 1
+#else
+#define STATICFORMER_HAS_CORTEX_M_MVE 0
+#endif
+#endif
+
 // STATICFORMER_HAS_ARMV7_NEON: 1 on 32-bit Arm A/R-profile targets with NEON (-mfpu=neon*),
 // where the armv7_neon backend exists: the simd backend's int8 kernels on NEON's integer
 // instructions (exact: the flush-to-zero above concerns floats only), float on the reference
@@ -119,12 +130,15 @@ struct int8 {};
 struct reference {};     // normative scalar kernels
 struct simd {};          // xsimd / intrinsics kernels (x86-64, AArch64), bit-identical to reference
 struct cortex_m_dsp {};  // Cortex-M DSP extension (SMLAD) int8 kernels, bit-identical to reference
+struct cortex_m_mve {};  // Cortex-M Helium (MVE) int8 kernels, bit-identical to reference
 struct armv7_neon {};    // ARMv7-A NEON int8 kernels (float: reference), bit-identical to reference
 
-// The fastest bit-exact backend of the target (armv7_neon and cortex_m_dsp: int8 kernels of
-// their own, float the reference's).
+// The fastest bit-exact backend of the target (armv7_neon, cortex_m_mve and cortex_m_dsp: int8
+// kernels of their own, float the reference's).
 #if STATICFORMER_HAS_SIMD
 using default_backend = simd;
+#elif STATICFORMER_HAS_CORTEX_M_MVE
+using default_backend = cortex_m_mve;
 #elif STATICFORMER_HAS_CORTEX_M_DSP
 using default_backend = cortex_m_dsp;
 #elif STATICFORMER_HAS_ARMV7_NEON

@@ -150,6 +150,8 @@ sf::status run(const sf::encoder_weights<ok_cfg, sf::int8>& w, sf::workspace_int
                std::int8_t* y) {
     return sf::forward<sf::ports::cortex_m_dsp>(w, ws, x, y, ok_cfg::seq_len);
 }
+#elif CASE == 52  // on the host: no Helium
+constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::int8, sf::cortex_m_mve>>;
 #elif CASE == 51  // on the host: no ARMv7 NEON
 constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::int8, sf::armv7_neon>>;
 #elif CASE == 48  // the int8 softmax sum bounds seq_len

@@ -4,7 +4,8 @@
 
 #include "../config.hpp"
 #include "armv7_neon/kernel_set.hpp"
-#include "cortex_m_dsp/kernel_set.hpp"
+#include "cortex_m/dsp/kernel_set.hpp"
+#include "cortex_m/mve/kernel_set.hpp"
 #include "kernel_set.hpp"
 #if STATICFORMER_HAS_SIMD
 #include "simd/kernel_set.hpp"

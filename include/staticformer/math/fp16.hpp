@@ -118,7 +118,9 @@ constexpr std::uint16_t float_bits_to_half_bits(std::uint32_t f) noexcept {
 // Its half input never meets flush-to-zero (FZ acts on single and double operands only), and with
 // default-NaN off (the reset value) a NaN keeps sign and payload and is made quiet: the software
 // conversion's bits for all 65536 inputs, which the firmware suite checks.
-#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+// STATICFORMER_NO_ASM: the software conversion instead (the twin of these blocks).
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && \
+    !defined(STATICFORMER_NO_ASM)
 #define STATICFORMER_VCVT_HALF 1
 #else
 #define STATICFORMER_VCVT_HALF 0

@@ -1,5 +1,5 @@
-// Cortex-M: int8 attention of the build's default backend (its own key and value layouts on the
-// DSP and Helium cores) against the reference kernel set's (memcmp): keys and values stored in
+// Cortex-M: int8 attention of each Cortex-M backend of the build (backends.hpp; their own key and
+// value layouts) against the reference kernel set's (memcmp): keys and values stored in
 // tiles of 3 rows (odd first rows), every key count 1..40, head dimensions 16 (value blocks of 8)
 // and 12 (pairs of 4), every context shift 1..62 with several multipliers and probabilities.
 #include <staticformer/staticformer.hpp>
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "backends.hpp"
 #include "xorshift.hpp"
 
 namespace sf = staticformer;
@@ -17,9 +18,9 @@ namespace {
 
 constexpr int S = 40;
 
-template <int D, int HeadDim>
+template <class Backend, int D, int HeadDim>
 bool check(std::uint32_t seed) {
-    using fast = sf::int8_kernel_set<sf::default_backend>;
+    using fast = sf::int8_kernel_set<Backend>;
     using ref = sf::int8_kernel_set<sf::reference>;
     static std::int8_t k[S * D], v[S * D], q[D];
     static std::int8_t kt_fast[S * D], kt_ref[S * D], values_fast[S * D], values_ref[S * D];
@@ -32,16 +33,16 @@ bool check(std::uint32_t seed) {
     std::memset(values_fast, 0, sizeof values_fast), std::memset(values_ref, 0, sizeof values_ref);
     for (int j0 = 0; j0 < S; j0 += 3) {
         const int rows = S - j0 < 3 ? S - j0 : 3;
-        fast::store_keys<D, HeadDim, S>(k + j0 * D, rows, j0, kt_fast);
+        fast::template store_keys<D, HeadDim, S>(k + j0 * D, rows, j0, kt_fast);
         ref::store_keys<D, HeadDim, S>(k + j0 * D, rows, j0, kt_ref);
-        fast::store_values<D, HeadDim, S>(v + j0 * D, rows, j0, values_fast);
+        fast::template store_values<D, HeadDim, S>(v + j0 * D, rows, j0, values_fast);
         ref::store_values<D, HeadDim, S>(v + j0 * D, rows, j0, values_ref);
     }
     bool ok = true;
     for (int h = 0; h < D / HeadDim; ++h)
         for (int n = 1; n <= S; ++n) {
             std::int32_t s_fast[S], s_ref[S];
-            fast::attention_scores<HeadDim, S>(q + h * HeadDim, kt_fast + h * HeadDim * S, n, s_fast);
+            fast::template attention_scores<HeadDim, S>(q + h * HeadDim, kt_fast + h * HeadDim * S, n, s_fast);
             ref::attention_scores<HeadDim, S>(q + h * HeadDim, kt_ref + h * HeadDim * S, n, s_ref);
             if (std::memcmp(s_fast, s_ref, n * sizeof(std::int32_t)) != 0) {
                 std::printf("DIFFERENT scores: head dim %d, head %d, n %d\n", HeadDim, h, n);
@@ -52,7 +53,7 @@ bool check(std::uint32_t seed) {
             for (std::int32_t shift = 1; shift <= 62; ++shift)
                 for (std::int32_t m : {std::int32_t(1) << 30, std::int32_t(2147483647), std::int32_t(g.next() >> 1)}) {
                     std::int8_t c_fast[HeadDim], c_ref[HeadDim];
-                    fast::attention_context<HeadDim, D>(p, values_fast + h * HeadDim, n, {m, shift}, c_fast);
+                    fast::template attention_context<HeadDim, D>(p, values_fast + h * HeadDim, n, {m, shift}, c_fast);
                     ref::attention_context<HeadDim, D>(p, values_ref + h * HeadDim, n, {m, shift}, c_ref);
                     if (std::memcmp(c_fast, c_ref, sizeof c_fast) != 0) {
                         std::printf("DIFFERENT context: head dim %d, head %d, n %d, shift %ld\n", HeadDim, h, n,
@@ -67,7 +68,11 @@ bool check(std::uint32_t seed) {
 }  // namespace
 
 int main() {
-    const bool ok = check<64, 16>(0x1111u) && check<48, 12>(0x2222u) && check<32, 8>(0x3333u);
+    const bool ok = each_cortex_m_backend([](auto tag, const char* backend) {
+        using B = decltype(tag);
+        std::printf("int8 attention, backend %s\n", backend);
+        return check<B, 64, 16>(0x1111u) && check<B, 48, 12>(0x2222u) && check<B, 32, 8>(0x3333u);
+    });
     std::puts(ok ? "attention rows: ok" : "attention rows: FAILED");
     return ok ? 0 : 1;
 }

@@ -17,7 +17,7 @@ int main() {
     namespace dsp = sf::kernels::cortex_m_dsp;
     long wrong = 0;
     const auto root = [&](std::uint32_t v) {
-        if (dsp::isqrt32_fpu(v) != sf::math::isqrt32(v) && wrong++ < 8)
+        if (sf::kernels::arm_dsp::isqrt32_fpu(v) != sf::math::isqrt32(v) && wrong++ < 8)
             std::printf("DIFFERENT: isqrt32(%lu)\n", (unsigned long)v);
     };
     for (std::uint32_t k = 0; k < 65536; ++k) {

@@ -1,5 +1,4 @@
-// Cortex-M: the int8 linear layer of the build's default backend (cortex_m_dsp on cores with the
-// DSP extension, else the reference) on the shapes of the tiny encoder, 32 rows: its bytes must
+// Cortex-M: the int8 linear layer of each Cortex-M backend of the build (backends.hpp) on the shapes of the tiny encoder, 32 rows: its bytes must
 // equal the reference kernel's (memcmp), for shifts on the fast requantisation path and off it;
 // prints the instructions per multiply-add of each shape (run.sh: QEMU -icount shift=0).
 #include <staticformer/staticformer.hpp>
@@ -9,6 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "backends.hpp"
 #include "cycle_counter.h"
 #include "xorshift.hpp"
 
@@ -20,7 +20,7 @@ constexpr int rows = 32;
 
 // Random weights, biases up to the kernel's bound, multipliers below 2^15; one pass of each
 // backend. Returns false if their bytes differ.
-template <int In, int Out>
+template <class Backend, int In, int Out>
 bool check(const char* name, std::int32_t shift, std::uint32_t seed) {
     static sf::linear_int8<In, Out> p;
     static std::int8_t x[rows * In], y[rows * Out], expected[rows * Out];
@@ -38,7 +38,7 @@ bool check(const char* name, std::int32_t shift, std::uint32_t seed) {
     x[0] = -128, x[1] = 127;
 
     sf_port_counter_start();
-    sf::int8_kernel_set<sf::default_backend>::linear(x, rows, p, y);
+    sf::int8_kernel_set<Backend>::linear(x, rows, p, y);
     const std::uint64_t n = sf_port_counter_read();
     sf::int8_kernel_set<sf::reference>::linear(x, rows, p, expected);
     const bool equal = std::memcmp(y, expected, sizeof y) == 0;
@@ -52,16 +52,19 @@ bool check(const char* name, std::int32_t shift, std::uint32_t seed) {
 }  // namespace
 
 int main() {
-    std::printf("int8 linear, %d rows, backend %s\n", rows,
-                STATICFORMER_HAS_CORTEX_M_DSP ? "cortex_m_dsp" : "reference");
-    bool ok = true;
-    // 17..32: the M4 / M7 SMMLAR requantisation, 17..47 the M55's SMLAWB one; the others math::requantize
-    for (std::int32_t shift : {22, 17, 32, 33, 47, 16, 48, 1, 62}) {
-        ok = check<64, 192>("64->192", shift, 0x1234u + std::uint32_t(shift)) && ok;
-        ok = check<256, 64>("256->64", shift, 0x5678u + std::uint32_t(shift)) && ok;
-        ok = check<63, 5>("63->5", shift, 0x9abcu + std::uint32_t(shift)) && ok;  // In % 4, odd Out
-        ok = check<252, 6>("252->6", shift, 0xdef0u + std::uint32_t(shift)) && ok;  // 8-group passes and the rest
-    }
+    const bool ok = each_cortex_m_backend([](auto tag, const char* backend) {
+        using B = decltype(tag);
+        std::printf("int8 linear, %d rows, backend %s\n", rows, backend);
+        bool ok = true;
+        // 17..32: the M4 / M7 SMMLAR requantisation, 17..47 the M55's SMLAWB one; the others math::requantize
+        for (std::int32_t shift : {22, 17, 32, 33, 47, 16, 48, 1, 62}) {
+            ok = check<B, 64, 192>("64->192", shift, 0x1234u + std::uint32_t(shift)) && ok;
+            ok = check<B, 256, 64>("256->64", shift, 0x5678u + std::uint32_t(shift)) && ok;
+            ok = check<B, 63, 5>("63->5", shift, 0x9abcu + std::uint32_t(shift)) && ok;  // In % 4, odd Out
+            ok = check<B, 252, 6>("252->6", shift, 0xdef0u + std::uint32_t(shift)) && ok;  // 8-group passes and the rest
+        }
+        return ok;
+    });
     std::puts(ok ? "linear shapes: ok" : "linear shapes: FAILED");
     return ok ? 0 : 1;
 }

@@ -1,5 +1,5 @@
-// Cortex-M: the int8 softmax of the build's default backend (Helium on the Cortex-M55, the
-// DSP port's scalar steps elsewhere): its probabilities and exponentials must equal the
+// Cortex-M: the int8 softmax of each Cortex-M backend of the build (backends.hpp: Helium and the
+// DSP port's scalar steps on the Cortex-M55, the DSP port's elsewhere): its probabilities and exponentials must equal the
 // reference kernel's (memcmp) for every logit shift 1..62 (both halves of the product's
 // rescaling, and the shift of 32 between them), several multipliers, row lengths 1..40 (the
 // predicated tails) and rows of random, equal and far-apart scores; prints the instructions per
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "backends.hpp"
 #include "cycle_counter.h"
 #include "xorshift.hpp"
 
@@ -30,6 +31,7 @@ void fill(std::int32_t* s, int n, int kind, xorshift32& g) {
     }
 }
 
+template <class Backend>
 bool check(int n, sf::math::fixed_multiplier m, int kind, std::uint32_t seed) {
     std::int32_t s[max_n] = {}, s_expected[max_n];
     std::int16_t p[max_n], p_expected[max_n];
@@ -37,7 +39,7 @@ bool check(int n, sf::math::fixed_multiplier m, int kind, std::uint32_t seed) {
     fill(s, n, kind, g);
     std::memcpy(s_expected, s, sizeof s);
     std::memset(p, 0x55, sizeof p), std::memset(p_expected, 0x55, sizeof p_expected);
-    sf::int8_kernel_set<sf::default_backend>::softmax(s, n, m, p);
+    sf::int8_kernel_set<Backend>::softmax(s, n, m, p);
     sf::int8_kernel_set<sf::reference>::softmax(s_expected, n, m, p_expected);
     const bool equal = std::memcmp(p, p_expected, sizeof p) == 0 && std::memcmp(s, s_expected, sizeof s) == 0;
     if (!equal)
@@ -45,16 +47,9 @@ bool check(int n, sf::math::fixed_multiplier m, int kind, std::uint32_t seed) {
     return equal;
 }
 
-}  // namespace
-
-int main() {
-    std::printf("int8 softmax, backend %s%s\n", STATICFORMER_HAS_CORTEX_M_DSP ? "cortex_m_dsp" : "reference",
-#if defined(__ARM_FEATURE_MVE)
-                " (Helium)"
-#else
-                ""
-#endif
-    );
+// Every shift, multiplier, length and kind of row against the reference; the counts of 32-score rows.
+template <class Backend>
+bool check_backend() {
     bool ok = true;
     int rows = 0;
     xorshift32 g{0x2468u};
@@ -63,7 +58,7 @@ int main() {
                                         std::int32_t(g.next() >> 1), std::int32_t(g.next() >> 9)})
             for (int n : {1, 2, 3, 4, 5, 7, 8, 13, 32, 33, 40})
                 for (int kind = 0; kind < 4; ++kind, ++rows)
-                    ok = check(n, {multiplier, shift}, kind, g.next()) && ok;
+                    ok = check<Backend>(n, {multiplier, shift}, kind, g.next()) && ok;
 
     // The same instructions for every kind of row: within one counter tick (40 instructions on
     // MPS2, 32 on AN547), where a saturated or far score skipping its exponential would cost
@@ -76,7 +71,7 @@ int main() {
             xorshift32 k{7u + std::uint32_t(kind)};
             fill(s, 32, kind, k);
             sf_port_counter_start();
-            sf::int8_kernel_set<sf::default_backend>::softmax(s, 32, {(1 << 30) + 12345, shift}, p);
+            sf::int8_kernel_set<Backend>::softmax(s, 32, {(1 << 30) + 12345, shift}, p);
             const std::uint64_t count = sf_port_counter_read();
             fewest = count < fewest ? count : fewest, most = count > most ? count : most;
         }
@@ -88,11 +83,21 @@ int main() {
     xorshift32 h{99};
     fill(s, 32, 0, h);
     sf_port_counter_start();
-    sf::int8_kernel_set<sf::default_backend>::softmax(s, 32, {1 << 30, 38}, p);
+    sf::int8_kernel_set<Backend>::softmax(s, 32, {1 << 30, 38}, p);
     const std::uint64_t count = sf_port_counter_read();
     std::printf("%d rows: %s; a row of 32 scores: %llu instructions (%llu per score)\n", rows,
-                ok ? "equal to the reference, constant counts" : "DIFFERENT from the reference or data-dependent", (unsigned long long)count,
-                (unsigned long long)(count / 32));
+                ok ? "equal to the reference, constant counts" : "DIFFERENT from the reference or data-dependent",
+                (unsigned long long)count, (unsigned long long)(count / 32));
+    return ok;
+}
+
+}  // namespace
+
+int main() {
+    const bool ok = each_cortex_m_backend([](auto tag, const char* backend) {
+        std::printf("int8 softmax, backend %s\n", backend);
+        return check_backend<decltype(tag)>();
+    });
     std::puts(ok ? "softmax rows: ok" : "softmax rows: FAILED");
     return ok ? 0 : 1;
 }

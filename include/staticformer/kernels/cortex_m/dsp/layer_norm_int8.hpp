@@ -8,14 +8,11 @@
 
 #include <cstdint>
 
-#include "../../math/fixed_point.hpp"
-#include "../../weights_int8.hpp"
-#include "../isa/arm_dsp.hpp"
-#include "../reference/layer_norm_int8.hpp"
+#include "../../../math/fixed_point.hpp"
+#include "../../../weights_int8.hpp"
+#include "../../isa/arm_dsp.hpp"
+#include "../../reference/layer_norm_int8.hpp"
 #include "layer_norm_stats.hpp"
-#if defined(__ARM_FEATURE_MVE)
-#include "layer_norm_int8_mve.hpp"
-#endif
 
 namespace staticformer {
 namespace kernels {
@@ -67,9 +64,6 @@ inline void layer_norm_pairs(const std::int8_t* x, int rows, const layer_norm_in
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
     if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
-#if defined(__ARM_FEATURE_MVE)
-    return cortex_m_mve::layer_norm(x, rows, p, y);  // four outputs at a time with Helium
-#endif
     if constexpr (N % 2 == 0)
         if (math::unit_rescaler::applies(p.shift)) return layer_norm_pairs(x, rows, p, y);
     // p's scalars in locals: a store to y (int8) may alias p, and would make GCC reload them

@@ -7,27 +7,15 @@
 
 #include <cstdint>
 
-#include "../../weights_int8.hpp"
-#include "../isa/arm_dsp.hpp"
-#include "../reference/layer_norm_int8.hpp"
+#include "../../../weights_int8.hpp"
+#include "../../isa/arm_dsp.hpp"
+#include "../../reference/layer_norm_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
 namespace cortex_m_dsp {
 
 #if defined(__ARM_FP) && (__ARM_FP & 4)
-// floor(sqrt(v)). The float of v and VSQRT are each within one ulp (any rounding mode): the root
-// is within 0.02 of sqrt(v) < 2^16, so its truncation r is floor(sqrt(v)) or one off. The selects
-// step r down if r^2 > v, then up if (r + 1)^2 <= v, i.e. r (r + 2) < v (no overflow: r < 2^16).
-inline std::uint32_t isqrt32_fpu(std::uint32_t v) noexcept {
-    float f = float(v);
-    __asm__("vsqrt.f32 %0, %0" : "+t"(f));  // not sqrtf: with math-errno that would link newlib's
-    std::uint32_t r = std::uint32_t(__usat(std::int32_t(f), 16));  // f <= 65536
-    r -= r * r > v;
-    r += r * (r + 2) < v;
-    return r;
-}
-
 // floor(2^40 / d) for 1 <= d < 2^16: 2^40 = 2^24 2^16, so q = (2^24 / d) 2^16 + (rem 2^16) / d with
 // rem = 2^24 mod d < 2^16.
 inline std::uint64_t power_of_two_40_over(std::uint32_t d) noexcept {
@@ -42,7 +30,7 @@ inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_
 #if defined(__ARM_FP) && (__ARM_FP & 4)
     if (reference::radicand_fits_32_bits(p)) {  // the weights' choice, as the reference's
         const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;
-        const std::uint32_t den = isqrt32_fpu(std::uint32_t(variance + p.eps));
+        const std::uint32_t den = arm_dsp::isqrt32_fpu(std::uint32_t(variance + p.eps));
         // den == 0 (a constant row, eps 0): reciprocal 0.
         const std::int64_t reciprocal = std::int64_t(power_of_two_40_over(den | std::uint32_t(den == 0)));
         return {sum, reciprocal & -std::int64_t(den != 0)};

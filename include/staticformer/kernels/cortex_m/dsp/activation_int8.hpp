@@ -7,20 +7,14 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../isa/arm_dsp.hpp"
-#include "../reference/activation_int8.hpp"
-#if defined(__ARM_FEATURE_MVE)
-#include "activation_int8_mve.hpp"
-#endif
+#include "../../isa/arm_dsp.hpp"
+#include "../../reference/activation_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
 namespace cortex_m_dsp {
 
 inline void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-#if defined(__ARM_FEATURE_MVE)
-    return cortex_m_mve::activate(x, n, table);  // 16 lookups per gather with Helium
-#endif
     const std::uint8_t* t = reinterpret_cast<const std::uint8_t*>(table) + 128;
     int i = 0;
     for (; i + 4 <= n; i += 4) {

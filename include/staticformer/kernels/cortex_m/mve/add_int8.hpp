@@ -8,14 +8,16 @@
 
 #include <cstdint>
 
-#include "../../weights_int8.hpp"
+#include "../../../weights_int8.hpp"
+#include "../../reference/add_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
 namespace cortex_m_mve {
 
-// For 1 <= p.shift <= 31 (the caller checks).
+// Shifts past 31 (never made by the quantiser) take the reference's.
 inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+    if (p.shift > 31) return reference::add(x, a, n, p);
     const std::int32_t xz = p.x_zero_point, az = p.a_zero_point, xm = p.x_multiplier, am = p.a_multiplier;
     const std::int32_t shift = p.shift, zp = p.output_zero_point;
     for (int i = 0; i < n; i += 4) {

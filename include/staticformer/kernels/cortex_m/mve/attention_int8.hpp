@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "../../math/fixed_point.hpp"
+#include "../../../math/fixed_point.hpp"
 
 namespace staticformer {
 namespace kernels {

@@ -10,18 +10,20 @@
 
 #include <cstdint>
 
-#include "../../math/fixed_point.hpp"
-#include "../../weights_int8.hpp"
-#include "../reference/layer_norm_int8.hpp"
-#include "layer_norm_stats.hpp"
+#include "../../../math/fixed_point.hpp"
+#include "../../../weights_int8.hpp"
+#include "../../reference/layer_norm_int8.hpp"
+#include "../dsp/layer_norm_stats.hpp"
 
 namespace staticformer {
 namespace kernels {
 namespace cortex_m_mve {
 
-// For 1 <= p.shift <= 31 (the caller checks). y may equal x: each block is read before it is written.
+// y may equal x: each block is read before it is written. Shifts past 31 (never made by the
+// quantiser) take the reference's.
 template <int N>
 inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
     const std::int32_t shift = p.shift, zp = p.output_zero_point;
     for (int r = 0; r < rows; ++r) {
         const std::int8_t* xr = x + r * N;

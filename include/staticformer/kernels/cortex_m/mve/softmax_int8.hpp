@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include "../../math/fixed_point.hpp"
-#include "../reference/softmax_int8.hpp"
+#include "../../../math/fixed_point.hpp"
+#include "../../reference/softmax_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -28,8 +28,9 @@ inline uint32x4_t rescale_nonnegative(uint32x4_t d, std::uint32_t multiplier, st
     const uint32x4_t high = vaddq_m_n_u32(vmulhq_u32(d, m), vmulhq_u32(d, m), 1, vcmphiq_u32(low, rounded));
     const uint32x4_t q = vorrq_u32(vshlq_r_u32(rounded, -shift), vshlq_r_u32(high, 32 - shift));
     const uint32x4_t limit = vdupq_n_u32(std::uint32_t(1) << 30);
-    // (Past 2^32 when high >= 2^shift. Written as that comparison: GCC 12 fails with an internal
-    // error on the equivalent test of high >> shift against 0.)
+    // Past 2^32 when high >= 2^shift. STATICFORMER_GUARD_GCC12_MVE_SHIFT_ICE (arm-none-eabi-g++ 12.2):
+    // the equivalent test of high >> shift against 0 is an internal compiler error
+    // (tests/compiler_guards/mve_shift_compare.cpp reproduces it).
     return vpselq_u32(limit, vminq_u32(q, limit), vcmpcsq_u32(high, vdupq_n_u32(std::uint32_t(1) << shift)));
 }
 

@@ -1,0 +1,77 @@
+// staticformer: the cortex_m_mve backend's kernel sets (optimised; bit-identical to the
+// reference) for Cortex-M cores with Helium (MVE, Armv8.1-M: M55, M85). It derives from the
+// cortex_m_dsp set and replaces the int8 ops that have a vector form: the linear layers (gathers
+// and VMLADAVA), attention (scores in the DSP set's key layout, context on the reference's value
+// layout), softmax, LayerNorm, the adds and the activation table. Float encoders run the
+// reference kernels (the M55's float vectors are not enabled: -mcpu=cortex-m55+nomve.fp).
+#pragma once
+
+#include "../../../config.hpp"
+#include "../dsp/kernel_set.hpp"
+#if STATICFORMER_HAS_CORTEX_M_MVE
+#include "activation_int8.hpp"
+#include "add_int8.hpp"
+#include "attention_int8.hpp"
+#include "layer_norm_int8.hpp"
+#include "linear_int8.hpp"
+#include "softmax_int8.hpp"
+#endif
+
+namespace staticformer {
+
+template <>
+struct kernel_set<cortex_m_mve> : kernels::float_kernels {};
+
+#if STATICFORMER_HAS_CORTEX_M_MVE
+template <>
+struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
+    using dsp = kernels::cortex_m_dsp_int8_kernels;
+    template <int In, int Out>
+    static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+        kernels::cortex_m_mve::linear(x, rows, p, y);
+    }
+    // The linear layer, then the activation's gathers.
+    template <int In, int Out>
+    static void linear_activate(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, const std::int8_t* table,
+                                std::int8_t* y) noexcept {
+        linear(x, rows, p, y);
+        activate(y, rows * Out, table);
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        kernels::cortex_m_mve::softmax(s, n, m, p);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
+    }
+    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
+        kernels::cortex_m_mve::add(x, a, n, p);
+    }
+    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
+        kernels::cortex_m_mve::activate(x, n, table);
+    }
+    template <int N>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+        kernels::cortex_m_mve::layer_norm(x, rows, p, y);
+    }
+    // Keys in the DSP set's layout (store_keys), values in the reference's.
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+        kernels::int8_kernels::store_values<D, HeadDim, S>(v, rows, j0, values);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
+        if constexpr (kernels::cortex_m_dsp::dsp_attention<HeadDim>)
+            kernels::cortex_m_mve::attention_scores<HeadDim, KStride>(q, kt, n, s);
+        else
+            dsp::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
+                                  std::int8_t* ctx) noexcept {
+        kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+};
+#endif
+
+}  // namespace staticformer
