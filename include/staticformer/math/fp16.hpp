@@ -23,6 +23,20 @@
 
 #include "../config.hpp"
 
+// Cortex-M with an FPU: every M-profile FPU (FPv4-SP, FPv5, Armv8.1-M's) has VCVTB, which widens
+// in one instruction (GCC's __ARM_FP omits the half bit for them; the assembler takes VCVTB).
+// Its half input never meets flush-to-zero (FZ acts on single and double operands only), and with
+// default-NaN off (the reset value) a NaN keeps sign and payload and is made quiet: the software
+// conversion's bits for all 65536 inputs, which the firmware suite checks.
+// STATICFORMER_NO_ASM: the software conversion instead (the twin of these blocks).
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && \
+    !defined(STATICFORMER_NO_ASM)
+#define STATICFORMER_VCVT_HALF 1
+#include "isa/arm_fp.hpp"
+#else
+#define STATICFORMER_VCVT_HALF 0
+#endif
+
 namespace staticformer {
 namespace math {
 
@@ -113,26 +127,12 @@ constexpr std::uint16_t float_bits_to_half_bits(std::uint32_t f) noexcept {
     return std::uint16_t(sign | round_to_nearest_even(q, rest, dropped));
 }
 
-// Cortex-M with an FPU: every M-profile FPU (FPv4-SP, FPv5, Armv8.1-M's) has VCVTB, which widens
-// in one instruction (GCC's __ARM_FP omits the half bit for them; the assembler takes VCVTB).
-// Its half input never meets flush-to-zero (FZ acts on single and double operands only), and with
-// default-NaN off (the reset value) a NaN keeps sign and payload and is made quiet: the software
-// conversion's bits for all 65536 inputs, which the firmware suite checks.
-// STATICFORMER_NO_ASM: the software conversion instead (the twin of these blocks).
-#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && \
-    !defined(STATICFORMER_NO_ASM)
-#define STATICFORMER_VCVT_HALF 1
-#else
-#define STATICFORMER_VCVT_HALF 0
-#endif
-
 STATICFORMER_ALWAYS_INLINE float half_to_float(std::uint16_t h) noexcept {
 #if STATICFORMER_VCVT_HALF
     const std::uint32_t bits = h;
-    float in, f;
+    float in;
     std::memcpy(&in, &bits, sizeof in);
-    __asm__("vcvtb.f32.f16 %0, %1" : "=t"(f) : "t"(in));
-    return f;
+    return arm_fp::widen_bottom(in);
 #else
     const std::uint32_t bits = half_bits_to_float_bits(h);
     float f;
@@ -163,8 +163,7 @@ STATICFORMER_ALWAYS_INLINE void widen_n(const W* w, float (&out)[N]) noexcept {
         for (; c + 1 < N; c += 2) {
             float pair;
             std::memcpy(&pair, w + c, sizeof pair);
-            __asm__("vcvtb.f32.f16 %0, %1" : "=t"(out[c]) : "t"(pair));
-            __asm__("vcvtt.f32.f16 %0, %1" : "=t"(out[c + 1]) : "t"(pair));
+            out[c] = arm_fp::widen_bottom(pair), out[c + 1] = arm_fp::widen_top(pair);
         }
         if (c < N) out[c] = widen(w[c]);
         return;

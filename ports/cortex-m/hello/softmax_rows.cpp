@@ -22,6 +22,13 @@ namespace {
 
 constexpr int max_n = 40;
 
+// Constant counts are a promise of the assembly: the C++ twins let GCC branch around zeros.
+#if defined(STATICFORMER_NO_ASM)
+constexpr bool promised = false;
+#else
+constexpr bool promised = true;
+#endif
+
 // Scores as attention makes them: |s| < 2^24 (a head's int8 dot products). kind 0: random over
 // the whole range, 1: within 2^10 of each other, 2: all equal, 3: one far above the rest.
 void fill(std::int32_t* s, int n, int kind, xorshift32& g) {
@@ -77,8 +84,9 @@ bool check_backend() {
         }
         const bool constant = most - fewest <= 40;
         std::printf("shift %2ld: a row of 32 scores takes %llu - %llu instructions%s\n", long(shift),
-                    (unsigned long long)fewest, (unsigned long long)most, constant ? "" : ": DEPENDS ON THE SCORES");
-        ok = constant && ok;
+                    (unsigned long long)fewest, (unsigned long long)most,
+                    constant ? "" : promised ? ": DEPENDS ON THE SCORES" : " (the C++ twins)");
+        ok = (constant || !promised) && ok;
     }
     xorshift32 h{99};
     fill(s, 32, 0, h);

@@ -294,9 +294,8 @@ STATICFORMER_ALWAYS_INLINE void tile_groups(std::int32_t (&acc)[Rows][Cols], con
 // The 4 x 1 tile with every group unrolled (In <= 128): per group a LDR and two SXTB16 of the
 // weight word, two LDM of two rows' pairs each and eight SMLAD (13 instructions per 16
 // multiply-adds, no loop). The weights' offsets stay immediate (an ADD when they pass 4095).
-// STATICFORMER_GUARD_LDM_REGISTERS (GCC 12 at -Og): the pairs sit in r8, r10 - r12, as LDM fills
-// its registers in number order; left to GCC (or pinned to r0 - r3, the arguments' registers) it
-// found no allocation (tests/compiler_guards/ldm_registers.cpp). r9 may be a platform register.
+// The pairs sit in r8, r10 - r12: LDM fills its registers in number order (r0 - r3 hold the
+// arguments, and left no allocation at -Og; r9 may be a platform register).
 template <int Groups, int Group>
 STATICFORMER_ALWAYS_INLINE void tile_4x1_unrolled(std::int32_t (&acc)[4][1], const std::int32_t* pairs,
                                                   const std::int8_t* w) noexcept {

@@ -21,8 +21,9 @@ struct rescale16_params {
         : round(_mm512_set1_epi64(std::int64_t(1) << (shift - 1))), count(_mm_cvtsi32_si128(shift)) {}
 };
 
-// GCC 12's unmasked forms of some AVX-512 intrinsics start from an undefined vector that
-// -Wuninitialized reports once inlined (GCC bug 105593); the all-ones masked forms do not.
+// STATICFORMER_GUARD_GCC12_AVX512_UNDEFINED (GCC 12; GCC bug 105593): the unmasked forms of some
+// AVX-512 intrinsics start from an undefined vector that -Wuninitialized reports once inlined;
+// the all-ones masked forms do not.
 constexpr __mmask8 all8 = 0xff;
 constexpr __mmask16 all16 = 0xffff;
 
@@ -66,7 +67,7 @@ inline __mmask32 mask32(int n) noexcept { return n >= 32 ? __mmask32(0xffffffff)
 
 // Lanes reduced in registers: each step adds (or takes the max of) the vector and a copy with
 // halves swapped, 256-bit, 128-bit, 64-bit and 32-bit ones, so every lane ends with the total.
-// (No 512 -> 256-bit extracts: they trip GCC 12's -Wuninitialized too; a reduction through
+// (No 512 -> 256-bit extracts: STATICFORMER_GUARD_GCC12_AVX512_UNDEFINED; a reduction through
 // memory puts a store-to-load wait on every row.)
 template <class Op>
 inline std::int32_t reduce16(__m512i v, Op op) noexcept {

@@ -34,7 +34,7 @@ inline batch widen(const float* p) noexcept { return load(p); }
 inline batch widen(const std::uint16_t* p) noexcept {
 #if defined(__AVX512F__)
     // The zero-masking form with every lane selected is the same vcvtph2ps; the plain
-    // _mm512_cvtph_ps trips GCC 12's -Wuninitialized (its _mm512_undefined_ps).
+    // _mm512_cvtph_ps trips STATICFORMER_GUARD_GCC12_AVX512_UNDEFINED (GCC 12, bug 105593).
     return _mm512_maskz_cvtph_ps(__mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 #elif defined(__F16C__) && defined(__AVX__)
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

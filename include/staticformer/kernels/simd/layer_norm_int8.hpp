@@ -113,8 +113,9 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>&
             const vec acc = V::add(V::mullo(z, V::load_i16(p.gamma + c, m)), V::load_i32(p.beta + c, m));
             V::store_i8(yr + c, V::add(V::round_shift(acc, k), zero_point), m);
         });
-        // The tail, where the blocks leave one (written only then: GCC 12 at -O3 warns of an
-        // out-of-range gamma[c] in an empty tail loop once it has unrolled the blocks).
+        // The tail, where the blocks leave one (written only then:
+        // STATICFORMER_GUARD_GCC12_EMPTY_TAIL_BOUNDS, GCC 12 at -O3, a -Warray-bounds false positive
+        // of GCC's meta-bug 56456: an out-of-range gamma[c] in the empty tail loop after unrolling).
         if constexpr (!V::masked && N % V::lanes != 0)
             for (int c = done; c < N; ++c) yr[c] = reference::layer_norm_output(xr[c], st, p, c);
         else

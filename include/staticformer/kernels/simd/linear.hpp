@@ -120,12 +120,12 @@ inline void linear_tile(const float* x, const W* w, const B* b, float* y, const 
 // One tile of k x Vecs chains, 1 <= k <= Rows (each height its own instantiation).
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B,
           int K = Rows>
-inline void linear_tile_rows(index k, const float* x, const W* w, const B* b, float* y,
+inline void linear_tile_of_height(index k, const float* x, const W* w, const B* b, float* y,
                              float* panel = nullptr) noexcept {
     if constexpr (K > 0) {
         const W* no_prefetch = nullptr;
         if (k == K) linear_tile<Len, XStride, Out, WStride, K, Vecs, Resume>(x, w, b, y, no_prefetch, panel);
-        else linear_tile_rows<Len, XStride, Out, WStride, Rows, Vecs, Resume, W, B, K - 1>(k, x, w, b, y, panel);
+        else linear_tile_of_height<Len, XStride, Out, WStride, Rows, Vecs, Resume, W, B, K - 1>(k, x, w, b, y, panel);
     }
 }
 
@@ -141,10 +141,10 @@ inline index first_tile_rows(index r0, index rows) noexcept {
 // near-equal heights: 32 rows in tiles of 6 as 6, 6, 5, 5, 5, 5 rather than 6 x 5 + 2, whose
 // 2-row tile has too few chains to hide the fma latency (bench/PERF_NOTES.md).
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
-inline void linear_row_tiles(const float* x, index r0, index rows, const W* w, const B* b, float* y) noexcept {
+inline void linear_rows_in_even_tiles(const float* x, index r0, index rows, const W* w, const B* b, float* y) noexcept {
     for (index r = r0, height; r < rows; r += height) {
         height = first_tile_rows<Rows>(r, rows);
-        linear_tile_rows<Len, XStride, Out, WStride, Rows, Vecs, Resume>(height, x + r * XStride, w, b, y + r * Out);
+        linear_tile_of_height<Len, XStride, Out, WStride, Rows, Vecs, Resume>(height, x + r * XStride, w, b, y + r * Out);
     }
 }
 
@@ -157,7 +157,7 @@ inline void linear_column_block(const float* x, index rows, const W* w, const W*
         linear_tile<In, In, Out, WStride, Rows, Vecs>(x, w + c, b + c, y + c, w + next);
         r = Rows;
     }
-    linear_row_tiles<In, In, Out, WStride, Rows, Vecs>(x, r, rows, w + c, b + c, y + c);
+    linear_rows_in_even_tiles<In, In, Out, WStride, Rows, Vecs>(x, r, rows, w + c, b + c, y + c);
 }
 
 // One column block through a packed panel: the first row tile reads Len weight rows of the
@@ -174,8 +174,8 @@ inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* 
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) __builtin_prefetch(next + i * WStride + index(v) * width, 0, 2);
     const index first = first_tile_rows<Rows>(0, rows);
-    linear_tile_rows<Len, In, Out, WStride, Rows, Vecs, Resume>(first, x, w, b, y, panel);
-    linear_row_tiles<Len, In, Out, Vecs * width, Rows, Vecs, Resume>(x, first, rows, panel, b, y);
+    linear_tile_of_height<Len, In, Out, WStride, Rows, Vecs, Resume>(first, x, w, b, y, panel);
+    linear_rows_in_even_tiles<Len, In, Out, Vecs * width, Rows, Vecs, Resume>(x, first, rows, panel, b, y);
 }
 
 // The chunks of the block at column c, linear_panel_rows weight rows at a time. The weights

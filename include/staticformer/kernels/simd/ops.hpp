@@ -56,7 +56,7 @@ struct batch_ops {
     // NEON's FMAX / FMIN differ for NaNs and zeros, so other targets select.
     static batch max(const batch& a, const batch& b) noexcept {
 #if defined(__AVX512F__)
-        return _mm512_maskz_max_ps(0xffff, a, b);  // all-ones masked form: GCC 12 bug 105593 (int8_ops.hpp)
+        return _mm512_maskz_max_ps(0xffff, a, b);  // STATICFORMER_GUARD_GCC12_AVX512_UNDEFINED (bug 105593)
 #elif defined(__AVX__)
         return _mm256_max_ps(a, b);
 #else
@@ -76,7 +76,7 @@ struct batch_ops {
     static batch select(const mask& c, const batch& a, const batch& b) noexcept { return xsimd::select(c, a, b); }
     // 2^n for an integral n in [-126, 127]. n + 1.5 * 2^23 is exact and its low mantissa bits
     // are n, so integer arithmetic on the bits gives the exponent field. (Avoids xsimd::to_int
-    // and shifts, whose AVX-512 forms trip GCC 12's -Wuninitialized in its own headers.)
+    // and shifts: STATICFORMER_GUARD_GCC12_AVX512_UNDEFINED, GCC 12 bug 105593, in xsimd's forms.)
     static batch pow2i(const batch& n) noexcept {
         using ibatch = xsimd::batch<std::int32_t>;
         const ibatch magic_bits(0x4B400000);  // bits of 1.5 * 2^23

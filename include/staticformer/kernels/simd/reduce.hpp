@@ -24,7 +24,7 @@ inline void store_lanes(reference::lane_sums& out, const batch (&acc)[batches_pe
 inline float fold(const batch (&acc)[batches_per_block]) noexcept {
     static_assert(lanes == 16, "the folds below halve 16 partials");
 #if defined(__AVX512F__)
-    // maskz extracts: the unmasked forms start from an undefined vector (GCC 12 -Wuninitialized).
+    // maskz extracts: STATICFORMER_GUARD_GCC12_AVX512_UNDEFINED (GCC 12, bug 105593).
     const __m512 v = acc[0];
     const __m256 w8 = _mm256_add_ps(_mm512_maskz_extractf32x8_ps(0xff, v, 0), _mm512_maskz_extractf32x8_ps(0xff, v, 1));
 #elif defined(__AVX__)

@@ -149,11 +149,20 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
     finish_tile<In, Out, Rows, Cols>(acc, x, w, p, o, requant, y);
 }
 
+// STATICFORMER_GUARD_GCC12_DROPPED_TILES (arm-none-eabi-g++ 12.2 at -O1 / -Og): a call to an
+// out-of-line copy of outputs_of_row_block is dropped, its outputs stay unwritten (-fno-ipa-modref
+// with -fno-ipa-pure-const keep it); inline, it runs. tests/compiler_guards/dropped_tiles.cpp
+// reproduces it with the guard off (ports/cortex-m checks that it still does).
+#if defined(STATICFORMER_GUARD_OFF_GCC12_DROPPED_TILES)
+#define STATICFORMER_DSP_ROW_BLOCK STATICFORMER_OUT_OF_LINE
+#else
+#define STATICFORMER_DSP_ROW_BLOCK STATICFORMER_ALWAYS_INLINE
+#endif
+
 // Rows (1, 2 or 4) rows, every output: one output a tile for 4 rows, else pairs of outputs,
-// then the odd one. Inline: GCC 12 at -O1 and -Og dropped calls to out-of-line copies of these
-// tiles (their outputs stayed unwritten; -fno-ipa-modref with -fno-ipa-pure-const kept them).
+// then the odd one.
 template <int In, int Out, int Rows, class Inputs, class Requant>
-STATICFORMER_ALWAYS_INLINE void outputs_of_row_block(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
+STATICFORMER_DSP_ROW_BLOCK void outputs_of_row_block(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
                                                  Requant requant, std::int8_t* y) noexcept {
     constexpr int cols = Rows == 4 ? 1 : 2, paired = Out - Out % cols;
     for (int o = 0; o < paired; o += cols) linear_tile<In, Out, Rows, cols>(in, x, p, o, requant, y);
