@@ -49,6 +49,9 @@ host-test: deps-test
 CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55 \
 	clang-cortex-m4 clang-cortex-m55
 CROSS_FLAGS ?=
+# The port tests of the Cortex-M kernels, also built at -Og, -O1, -O0 and with STATICFORMER_NO_ASM.
+PORT_KERNEL_TESTS = linear_shapes softmax_rows attention_rows layer_norm_stats
+space := $(subst ,, )
 cross-test: deps-test
 	@for t in $(CROSS_TARGETS); do \
 	    echo "=== $$t ==="; \
@@ -63,12 +66,13 @@ cross-test: deps-test
 	    cmake --build $(BUILD)/cross/$$t-port -j $(JOBS) >/dev/null && \
 	    (cd $(BUILD)/cross/$$t-port && ctest --output-on-failure -j $(JOBS)) || exit 1; \
 	done
-	@for c in cortex-m4:-Og cortex-m55:-O1; do t=$${c%%:*}; o=$${c#*:}; \
-	    echo "=== $$t: int8 linear, softmax and attention at $$o (debug builds' levels: GCC once dropped DSP tiles at -Og, the M55's had no registers at -O1) ==="; \
-	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port$$o -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake \
-	        -DCMAKE_CXX_FLAGS_RELEASE=$$o >/dev/null && \
-	    cmake --build $(BUILD)/cross/$$t-port$$o -j $(JOBS) --target sf_port_linear_shapes sf_port_softmax_rows sf_port_attention_rows >/dev/null && \
-	    (cd $(BUILD)/cross/$$t-port$$o && ctest --output-on-failure -j $(JOBS) -R 'linear_shapes|softmax_rows|attention_rows') || exit 1; \
+	@for c in cortex-m4:-Og cortex-m55:-O1 cortex-m4:-O0 cortex-m55:-O0 cortex-m4:-O2+-DSTATICFORMER_NO_ASM \
+	         cortex-m55:-O2+-DSTATICFORMER_NO_ASM; do t=$${c%%:*}; o=$$(echo "$${c#*:}" | tr + ' '); d=$${c#*:}; \
+	    echo "=== $$t: the Cortex-M kernels' port tests with $$o (debug levels; the assembly's C++ twins) ==="; \
+	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port$$d -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake \
+	        "-DCMAKE_CXX_FLAGS_RELEASE=$$o" >/dev/null && \
+	    cmake --build $(BUILD)/cross/$$t-port$$d -j $(JOBS) --target $(PORT_KERNEL_TESTS:%=sf_port_%) >/dev/null && \
+	    (cd $(BUILD)/cross/$$t-port$$d && ctest --output-on-failure -j $(JOBS) -R '$(subst $(space),|,$(PORT_KERNEL_TESTS))') || exit 1; \
 	done
 
 # Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine).
@@ -107,11 +111,11 @@ goldens: deps-test
 demo-model: deps-test
 	/usr/bin/python3 tools/make_demo_model.py
 
-# Retrain the digits models (tools/digits/, about 3 minutes on 2 cores) and print the accuracy
+# Retrain the digits models (data/digits/, about 3 minutes on 2 cores) and print the accuracy
 # table of the README (host, Cortex-M4 and Cortex-M55 under QEMU).
 digits: deps-test
 	@sh tools/ensure_deps.sh python3-sklearn
-	/usr/bin/python3 tools/train_digits.py
+	/usr/bin/python3 tools/train_digits.py --out data/digits
 digits-accuracy: deps-test
 	/usr/bin/python3 tools/digits_accuracy.py --build $(BUILD)/digits
 

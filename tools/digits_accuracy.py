@@ -60,7 +60,7 @@ def main() -> int:
     p.add_argument("--cores", default="m4,m55", help="Cortex-M cores to run on (m4, m55)")
     args = p.parse_args()
     targets = ["host"] + [c for c in args.cores.split(",") if c]
-    torch = json.loads((ROOT / "tools" / "digits" / "torch_results.json").read_text())
+    torch = json.loads((ROOT / "data" / "digits" / "torch_results.json").read_text())
     results, sizes = {}, {}
     for target in targets:
         build(target, args.build / target)

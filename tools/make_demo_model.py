@@ -5,13 +5,15 @@ A seeded random torch.nn.TransformerEncoder in the tiny reference configuration
 (tools/encoder_schema.py: d_model 64, 4 heads, d_ff 256, 2 layers, pre-norm, GELU, final
 LayerNorm) is saved with torch.save and exported for its seq_len, 32, by
 tools/export_pytorch.py, as the C++ header `demo_model` (with `demo_model_config`) and as a
-weights blob. Run with the Python that has torch (1.13 or later):
+weights blob. Every layer's weight matrices and feed-forward biases are drawn on their own
+(tests/distinct_layers_test.py). Run with the Python that has torch (1.13 or later):
 
-    python3 tools/make_demo_model.py
+    /usr/bin/python3 tools/make_demo_model.py      (make demo-model)
 
 The output is deterministic: running it twice gives byte-identical files.
 """
 
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +42,10 @@ def build_encoder() -> nn.TransformerEncoder:
         for p in encoder.parameters():
             if p.dim() == 2:
                 nn.init.xavier_uniform_(p)
+        for layer in encoder.layers:  # and the feed-forward biases, as nn.Linear draws them
+            for linear in (layer.linear1, layer.linear2):
+                bound = 1.0 / math.sqrt(linear.in_features)
+                nn.init.uniform_(linear.bias, -bound, bound)
     return encoder
 
 
@@ -49,7 +55,7 @@ def main() -> int:
         saved = Path(tmp) / "demo_model.pt"
         torch.save(build_encoder(), saved)
         spec, weights = export_pytorch.extract_module(export_pytorch.load_module(saved), SPEC.seq_len)
-    source = f"a seeded random encoder (tools/make_demo_model.py, seed {SEED})"
+    source = f"a seeded random encoder (/usr/bin/python3 tools/make_demo_model.py, seed {SEED})"
     print(export_pytorch.export(spec, weights, "demo_model", source,
                                 header=OUT / "demo_model.hpp", blob=OUT / "demo_model.sfwb"))
     return 0

@@ -1,4 +1,4 @@
-// The demo's second part: the trained digits models (tools/train_digits.py, tools/digits/) on
+// The demo's second part: the trained digits models (tools/train_digits.py, data/digits/) on
 // this host in every precision: test-set accuracy and the median latency of one classification.
 // Built once per instruction-set level (dispatched.hpp).
 #include <staticformer/quant/convert.hpp>

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes model/: a small seeded token classifier (untrained: the example checks bytes, not
-accuracy) exported by tools/export_pytorch.py in f32, f16 and int8, each with its C API
-(--c-api cmodel_<precision>). Run with /usr/bin/python3 (torch) from anywhere:
+accuracy; each layer drawn on its own) exported by tools/export_pytorch.py in f32, f16 and int8,
+each with its C API (--c-api cmodel_<precision>). Deterministic. Run with /usr/bin/python3
+(torch) from anywhere:
 
     /usr/bin/python3 firmware_examples/c_classifier/make_model.py
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch import nn
 
 HERE = Path(__file__).resolve().parent
 TOOLS = HERE.parent.parent / "tools"
@@ -25,6 +27,18 @@ def main() -> int:
     model = TransformerClassifier(d_model=16, heads=2, d_ff=32, layers=2, seq_len=17, input="tokens", vocab=17,
                                   positions="sinusoidal", cls_token=True, pooling="cls", classes=4,
                                   norm_first=True, activation="gelu", final_norm=True).eval()
+    # nn.TransformerEncoder deep-copies one layer: draw every parameter of each layer anew, so
+    # that no two layers are equal (tests/distinct_layers_test.py), and no bias or LayerNorm
+    # parameter is 0 or 1 (the byte checks cover them too).
+    with torch.no_grad():
+        for layer in model.encoder.layers:
+            for name, p in layer.named_parameters():
+                if name.startswith("norm") and name.endswith("weight"):
+                    p.uniform_(0.5, 1.5)
+                elif p.dim() >= 2:
+                    nn.init.xavier_uniform_(p)
+                else:
+                    p.normal_(0.0, 0.2)
     out = HERE / "model"
     with tempfile.TemporaryDirectory() as tmp:
         torch.save(model, Path(tmp) / "cmodel.pt")
