@@ -1,30 +1,170 @@
-"""The encoder's weight layout and reference configurations, written once for every Python tool.
+"""The encoder's weight layout, the options of encoders and whole models, and the reference
+configurations, written once for every Python tool.
 
-export_pytorch.py, footprint.py, make_goldens.py and make_demo_model.py read these; they must
-match staticformer::layer_weights / encoder_weights in C++. Standard library only (footprint.py
-runs without numpy).
+export_pytorch.py, model_export.py, staticformer_torch.py, footprint.py, make_goldens.py and
+make_demo_model.py read these; they must match staticformer::layer_weights / encoder_weights,
+encoder_config (config.hpp) and model_config (model_config.hpp) in C++, whose defaults
+tests/model_schema_test.py compares with the ones here. Standard library only (footprint.py runs
+without numpy).
 """
 
+import math
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+# ---- options: name, allowed values and default, once -----------------------------------------
+
+
+class _Required:
+    """The default of an option that has none: C++ needs it (model_config's input)."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of an encoder or a model. kind: "choice" (one of choices, in blob-code order),
+    "flag" (True or False), "count" (an integer >= 0), "positive" (a number > 0) or "shape" (three
+    integers >= 0)."""
+    name: str
+    kind: str
+    default: object = REQUIRED
+    choices: Tuple[str, ...] = ()
+    doc: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def allowed(self) -> str:
+        """The allowed values, as a message says them."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        return {"flag": "True or False", "count": "an integer >= 0", "positive": "a number > 0",
+                "shape": "three integers >= 0"}[self.kind]
+
+    def accepts(self, value) -> bool:
+        def count(v) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+        if self.kind == "choice":
+            return isinstance(value, str) and value in self.choices
+        if self.kind == "flag":
+            return isinstance(value, bool)
+        if self.kind == "count":
+            return count(value)
+        if self.kind == "positive":
+            return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                    and value > 0)
+        return isinstance(value, (tuple, list)) and len(value) == 3 and all(count(v) for v in value)
+
+    def problem(self, value) -> Optional[str]:
+        """None, or what is wrong with value, naming the allowed values."""
+        return None if self.accepts(value) else f"{self.name}={value!r} is not allowed: use {self.allowed()}"
+
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # index = activation code in the blob
 DEFAULT_EPS = 1e-5
 
+# encoder_config's options (config.hpp), in EncoderSpec's order; default: the option left out.
+ENCODER_OPTIONS = (
+    Option("norm_first", "flag", False, doc="pre-norm layers (staticformer::pre_norm), torch's norm_first"),
+    Option("activation", "choice", "relu", ACTIVATIONS, doc="the feed-forward activation"),
+    Option("final_norm", "flag", False, doc="a LayerNorm after the last layer (staticformer::final_norm)"),
+    Option("eps", "positive", DEFAULT_EPS, doc="the LayerNorm epsilon (staticformer::layer_norm_eps<M, E>)"),
+    Option("causal", "flag", False, doc="row i attends to rows 0..i (staticformer::causal)"),
+)
+ENCODER_OPTION: Dict[str, Option] = {o.name: o for o in ENCODER_OPTIONS}
+
+INPUTS = ("tokens", "features", "patches")       # index = input kind in the model blob
+POSITIONS = ("none", "sinusoidal", "learned")    # index = positions code in the model blob
+POOLINGS = ("none", "cls", "mean")               # index = pooling code in the model blob
+
+# model_config's input and options (model_config.hpp), in ModelSpec's order. The input has no
+# default (model_config's second template argument); its dimensions are 0 where they do not
+# apply (input_traits in C++). Every other default is the option left out.
+MODEL_OPTIONS = (
+    Option("input", "choice", REQUIRED, INPUTS,
+           doc="token_input<vocab>, feature_input<features> or patch_input<channels, height, width, patch>"),
+    Option("vocab", "count", 0, doc="input 'tokens': token ids 0 .. vocab - 1"),
+    Option("features", "count", 0, doc="input 'features': values per token (ModelSpec of patches: channels * patch^2)"),
+    Option("image", "shape", (0, 0, 0), doc="input 'patches': (channels, height, width)"),
+    Option("patch", "count", 0, doc="input 'patches': the side of a square patch"),
+    Option("scale_embedding", "flag", False, doc="token embeddings times sqrt(d_model)"),
+    Option("positions", "choice", "none", POSITIONS, doc="added by row index"),
+    Option("cls_token", "flag", False, doc="a learned token before the input's (row 0)"),
+    Option("embedding_norm", "flag", False, doc="a LayerNorm after the positions (BERT)"),
+    Option("pooling", "choice", "none", POOLINGS, doc="the output: every row, row 0 or the mean of the valid rows"),
+    Option("classes", "count", 0, doc="a classifier head's logits (classifier_head<classes>); 0: no head"),
+)
+MODEL_OPTION: Dict[str, Option] = {o.name: o for o in MODEL_OPTIONS}
+
+
+def default(name: str):
+    """The default of an encoder or model option (REQUIRED for one without)."""
+    return (ENCODER_OPTION.get(name) or MODEL_OPTION[name]).default
+
+
+def option_problems(values: Mapping[str, object], options: Sequence[Option]) -> List[str]:
+    """What is wrong with the options among values (missing required ones included)."""
+    out = []
+    for o in options:
+        if o.name not in values:
+            if o.required:
+                out.append(f"{o.name} is required: use {o.allowed()}")
+        else:
+            problem = o.problem(values[o.name])
+            if problem:
+                out.append(problem)
+    return out
+
+
+def model_problems(values: Mapping[str, object], seq_len: Optional[int] = None) -> List[str]:
+    """What is wrong with a whole model's options (MODEL_OPTIONS' names; image as ClassifierConfig
+    gives it): each option alone, then model_config.hpp's rules between them (its static_asserts)."""
+    out = option_problems(values, MODEL_OPTIONS)
+    if out:
+        return out
+    v = {o.name: values.get(o.name, o.default) for o in MODEL_OPTIONS}
+    if v["input"] == "tokens" and v["vocab"] <= 0:
+        out.append("input 'tokens' needs vocab > 0")
+    if v["input"] == "features" and v["features"] <= 0:
+        out.append("input 'features' needs features > 0")
+    if v["input"] == "patches":
+        channels, height, width = v["image"]
+        if min(channels, height, width, v["patch"]) <= 0:
+            out.append("input 'patches' needs image (channels, height, width) and patch > 0")
+        elif height % v["patch"] or width % v["patch"]:
+            out.append(f"input 'patches': height and width must be multiples of patch {v['patch']}")
+        elif seq_len is not None and seq_len - int(v["cls_token"]) != (height // v["patch"]) * (width // v["patch"]):
+            out.append("input 'patches': seq_len must be the number of patches (plus one with cls_token)")
+    if v["scale_embedding"] and v["input"] != "tokens":
+        out.append("scale_embedding applies to input 'tokens' only")
+    if v["pooling"] == "cls" and not v["cls_token"]:
+        out.append("pooling='cls' needs cls_token=True")
+    if v["classes"] and v["pooling"] == "none":
+        out.append("a classifier head (classes > 0) needs pooling 'cls' or 'mean'")
+    if seq_len is not None and seq_len - int(v["cls_token"]) <= 0:
+        out.append("seq_len must leave room for one input token after the CLS token")
+    return out
+
 
 @dataclass(frozen=True)
 class EncoderSpec:
-    """Dimensions and options of a staticformer encoder_config."""
+    """Dimensions and options of a staticformer encoder_config (options: ENCODER_OPTIONS)."""
     d_model: int
     heads: int
     d_ff: int
     seq_len: int
     layers: int
-    norm_first: bool = False
-    activation: str = "relu"  # one of ACTIVATIONS
-    final_norm: bool = False
-    eps: float = DEFAULT_EPS
-    causal: bool = False  # row i attends to rows 0..i (staticformer::causal)
+    norm_first: bool = default("norm_first")
+    activation: str = default("activation")  # one of ACTIVATIONS
+    final_norm: bool = default("final_norm")
+    eps: float = default("eps")
+    causal: bool = default("causal")  # row i attends to rows 0..i (staticformer::causal)
 
 
 @dataclass(frozen=True)
@@ -84,7 +224,7 @@ def option_tags(spec: EncoderSpec) -> List[str]:
     tags = []
     if spec.norm_first:
         tags.append("staticformer::pre_norm")
-    if spec.activation != "relu":
+    if spec.activation != default("activation"):
         tags.append(f"staticformer::{spec.activation}")
     if spec.final_norm:
         tags.append("staticformer::final_norm")

@@ -76,8 +76,8 @@ from torch import nn
 
 import encoder_schema
 import export_report
-from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, FINAL_NORM_MEMBERS, LAYER_MEMBER, LAYER_MEMBERS,
-                            EncoderSpec)
+from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, ENCODER_OPTIONS, FINAL_NORM_MEMBERS, LAYER_MEMBER,
+                            LAYER_MEMBERS, EncoderSpec, default)
 
 PRECISIONS = ("f32", "f16", "int8")  # index = precision code in the blob
 TOOLS_DIR = Path(__file__).resolve().parent  # quantize_tool.hpp, the int8 quantiser program
@@ -658,9 +658,9 @@ def parse_args(argv):
     g.add_argument("--d-ff", type=int, help="default: from the tensor shapes")
     g.add_argument("--layers", type=int, help="default: from the tensor keys")
     g.add_argument("--norm-first", action="store_true", default=None, help="pre-norm layers")
-    g.add_argument("--activation", choices=ACTIVATIONS, help="default: relu")
+    g.add_argument("--activation", choices=ACTIVATIONS, help=f"default: {default('activation')}")
     g.add_argument("--final-norm", action="store_true", default=None, help="a LayerNorm after the last layer")
-    g.add_argument("--eps", type=float, help="LayerNorm epsilon, default: 1e-5")
+    g.add_argument("--eps", type=float, help=f"LayerNorm epsilon, default: {DEFAULT_EPS:g}")
     g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")
     args = p.parse_args(argv)
     if not args.header and not args.blob:
@@ -764,16 +764,14 @@ def main(argv=None) -> int:
             if args.heads is None:
                 raise ExportError("--state-dict needs --heads")
             d_model, d_ff, layers = infer_dims(state, prefix)
+            # the options given; encoder_schema's defaults for the others
+            options = {o.name: getattr(args, o.name) for o in ENCODER_OPTIONS if getattr(args, o.name) is not None}
             spec = EncoderSpec(d_model=d_model if args.d_model is None else args.d_model,
                                heads=args.heads,
                                d_ff=d_ff if args.d_ff is None else args.d_ff,
                                seq_len=args.seq_len,
                                layers=layers if args.layers is None else args.layers,
-                               norm_first=bool(args.norm_first),
-                               activation=args.activation or "relu",
-                               final_norm=bool(args.final_norm),
-                               eps=DEFAULT_EPS if args.eps is None else args.eps,
-                               causal=args.causal)
+                               **options)
             weights = extract_state_dict(state, spec, prefix)
             source = f"{Path(args.state_dict).name} (a TransformerEncoder state_dict)"
         progress(f"extracted {spec.layers} layers")

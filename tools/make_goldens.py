@@ -34,7 +34,6 @@ The output is deterministic: running it twice gives byte-identical files.
 
 import argparse
 from copy import deepcopy
-import functools
 import subprocess
 import sys
 import tempfile
@@ -44,15 +43,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
 import model_export  # noqa: E402
-from staticformer_torch import TransformerClassifier  # noqa: E402
-from encoder_schema import REFERENCE_CONFIGS, EncoderSpec  # noqa: E402
+from staticformer_torch import TORCH_ACTIVATIONS, TransformerClassifier  # noqa: E402
+from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
 
 
 @dataclass(frozen=True)
@@ -82,12 +80,6 @@ GOLDENS = [Golden(*row) for row in (
 F16_EXPORTS = ("post_relu", "pre_gelu_final")
 INT8_EXPORTS = {"post_relu": "min_max", "pre_gelu_final": "percentile"}
 CALIBRATION_ROWS = 256  # at least 16 samples, and at least this many rows in all
-
-TORCH_ACTIVATIONS = {
-    "relu": "relu",
-    "gelu": "gelu",
-    "gelu_tanh": functools.partial(F.gelu, approximate="tanh"),
-}
 
 
 def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
@@ -144,10 +136,22 @@ def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path,
     else:
         torch.save(encoder.state_dict(), tmp / "state_dict.pt")
         cmd += ["--state-dict", str(tmp / "state_dict.pt"), "--d-model", str(s.d_model),
-                "--heads", str(s.heads), "--d-ff", str(s.d_ff), "--layers", str(s.layers),
-                "--activation", s.activation, "--eps", repr(s.eps)]
-        cmd += ["--norm-first"] * s.norm_first + ["--final-norm"] * s.final_norm
+                "--heads", str(s.heads), "--d-ff", str(s.d_ff), "--layers", str(s.layers)]
+        cmd += state_dict_option_flags(s)
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def state_dict_option_flags(s: EncoderSpec) -> list:
+    """The exporter's flags stating each of s's options (encoder_schema.ENCODER_OPTIONS): a flag
+    option's flag when set, every other option's value."""
+    flags = []
+    for o in ENCODER_OPTIONS:
+        value, flag = getattr(s, o.name), "--" + o.name.replace("_", "-")
+        if o.kind == "flag":
+            flags += [flag] * value
+        else:
+            flags += [flag, value if isinstance(value, str) else repr(value)]
+    return flags
 
 
 def write_f32(path: Path, t: torch.Tensor) -> None:

@@ -9,7 +9,7 @@ are empty members: one byte each in the payload).
 
 import struct
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -18,29 +18,32 @@ import torch
 from torch import nn
 
 import export_pytorch as ep
-from encoder_schema import EncoderSpec
+from encoder_schema import (ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS, EncoderSpec, default,
+                            model_problems)
 from staticformer_torch import ClassifierConfig, TransformerClassifier, config_from_json
-
-INPUTS = ("tokens", "features", "patches")  # index = input kind in the blob
-POSITIONS = ("none", "sinusoidal", "learned")
-POOLINGS = ("none", "cls", "mean")
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A staticformer model_config: the encoder and its front and back."""
+    """A staticformer model_config: the encoder and its front and back (encoder_schema's
+    MODEL_OPTIONS, with their defaults: those of C++). Checked when made: ExportError."""
     encoder: EncoderSpec
-    input: str                      # one of INPUTS
-    vocab: int = 0
-    features: int = 0               # per token (patches: channels * patch^2)
-    image: Tuple[int, int, int] = (0, 0, 0)  # channels, height, width
-    patch: int = 0
-    scale_embedding: bool = False
-    positions: str = "none"
-    cls_token: bool = False
-    embedding_norm: bool = False
-    pooling: str = "none"
-    classes: int = 0
+    input: str                      # one of INPUTS (index = input kind in the blob); no default
+    vocab: int = default("vocab")
+    features: int = default("features")  # per token (patches: channels * patch^2)
+    image: Tuple[int, int, int] = default("image")  # channels, height, width
+    patch: int = default("patch")
+    scale_embedding: bool = default("scale_embedding")
+    positions: str = default("positions")  # one of POSITIONS (index = code in the blob)
+    cls_token: bool = default("cls_token")
+    embedding_norm: bool = default("embedding_norm")
+    pooling: str = default("pooling")      # one of POOLINGS (index = code in the blob)
+    classes: int = default("classes")
+
+    def __post_init__(self):
+        problems = model_problems({o.name: getattr(self, o.name) for o in MODEL_OPTIONS}, self.encoder.seq_len)
+        if problems:
+            raise ep.ExportError("; ".join(problems))
 
     @property
     def input_tokens(self) -> int:
@@ -117,16 +120,15 @@ def _parts(spec: ModelSpec, state: dict, keys: dict) -> List[Part]:
 
 
 def classifier_spec(c: ClassifierConfig, seq_len: Optional[int] = None) -> ModelSpec:
-    enc = EncoderSpec(c.d_model, c.heads, c.d_ff, seq_len or c.seq_len, c.layers, c.norm_first, c.activation,
-                      c.final_norm, c.eps, c.causal)
+    enc = EncoderSpec(c.d_model, c.heads, c.d_ff, seq_len or c.seq_len, c.layers,
+                      **{o.name: getattr(c, o.name) for o in ENCODER_OPTIONS})
     if c.positions == "learned" and enc.seq_len > c.seq_len:
         raise ep.ExportError(f"--seq-len {enc.seq_len}: the model learned positions for {c.seq_len} rows only")
-    features = c.features if c.input == "features" else c.image[0] * c.patch * c.patch
-    spec = ModelSpec(enc, c.input, c.vocab, features, tuple(c.image), c.patch, c.scale_embedding, c.positions,
-                     c.cls_token, c.embedding_norm, c.pooling, c.classes)
-    if c.input == "patches" and spec.input_tokens != (c.image[1] // c.patch) * (c.image[2] // c.patch):
-        raise ep.ExportError("an image model's seq_len is its number of patches (plus one with a CLS token)")
-    return spec
+    options = {o.name: getattr(c, o.name) for o in MODEL_OPTIONS}
+    options["image"] = tuple(c.image)
+    if c.input == "patches":  # ModelSpec's features: the values of one patch
+        options["features"] = c.image[0] * c.patch * c.patch
+    return ModelSpec(enc, **options)  # checks the image's seq_len (its patches, plus one with a CLS token)
 
 
 def extract_classifier(state: dict, config: ClassifierConfig, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
@@ -172,9 +174,10 @@ def vit_spec(heads: int, state: dict, eps: float = 1e-6) -> ModelSpec:
     if "heads.pre_logits.weight" in state:
         raise ep.ExportError("ViT with representation_size (a pre-logits layer) is not supported")
     classes = int(_get(state, "heads.head.weight").shape[0])
-    enc = EncoderSpec(d, heads, int(mlp.shape[0]), seq_len, layers, True, "gelu", True, eps)
-    return ModelSpec(enc, "patches", 0, channels * patch * patch, (channels, side, side), patch, False, "learned",
-                     True, False, "cls", classes)
+    enc = EncoderSpec(d, heads, int(mlp.shape[0]), seq_len, layers, norm_first=True, activation="gelu",
+                      final_norm=True, eps=eps)
+    return ModelSpec(enc, "patches", features=channels * patch * patch, image=(channels, side, side), patch=patch,
+                     positions="learned", cls_token=True, pooling="cls", classes=classes)
 
 
 def extract_vit_state(state: dict, heads: int, eps: float = 1e-6) -> Tuple[ModelSpec, ModelWeights]:
@@ -246,9 +249,9 @@ def model_config_type(name: str, spec: ModelSpec) -> str:
         front = f"{s}patch_input<{spec.image[0]}, {spec.image[1]}, {spec.image[2]}, {spec.patch}>"
     opts = [f"{name}_encoder_config", front]
     opts += [f"{s}scale_embedding"] * spec.scale_embedding
-    opts += [f"{s}{spec.positions}_positions"] * (spec.positions != "none")
+    opts += [f"{s}{spec.positions}_positions"] * (spec.positions != default("positions"))
     opts += [f"{s}cls_token"] * spec.cls_token + [f"{s}embedding_norm"] * spec.embedding_norm
-    opts += [f"{s}{spec.pooling}_pooling"] * (spec.pooling != "none")
+    opts += [f"{s}{spec.pooling}_pooling"] * (spec.pooling != default("pooling"))
     opts += [f"{s}classifier_head<{spec.classes}>"] * (spec.classes > 0)
     return f"{s}model_config<{', '.join(opts)}>"
 

@@ -19,6 +19,10 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
     out  = rows | rows[0] | mean(valid rows)   pooling "none", "cls" or "mean"
     out  = Linear(out)             classes > 0
 
+The options, their allowed values and defaults are tools/encoder_schema.py's (MODEL_OPTIONS,
+ENCODER_OPTIONS), the C++ ones: an option left out is off ("none", False, 0), as in
+model_config; input has no default. A bad value raises ValueError naming the allowed values.
+
 The sinusoidal table is computed in float64 and rounded once to float32, as staticformer's
 compile-time table is: PE(pos, 2i) = sin(pos / 10000^(2i / d)), PE(pos, 2i + 1) = cos(...).
 Needs torch (1.13 or later).
@@ -27,42 +31,77 @@ Needs torch (1.13 or later).
 import functools
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Optional
 
 import torch
 from torch import nn
 
-INPUTS = ("tokens", "features", "patches")
-POSITIONS = ("none", "sinusoidal", "learned")
-POOLINGS = ("none", "cls", "mean")
-ACTIVATIONS = {"relu": "relu", "gelu": "gelu",
-               "gelu_tanh": functools.partial(nn.functional.gelu, approximate="tanh")}
+from encoder_schema import (ACTIVATIONS, ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS,  # noqa: F401
+                            default, model_problems, option_problems)
+
+# The options, their allowed values and defaults are encoder_schema's (ENCODER_OPTIONS,
+# MODEL_OPTIONS): those of staticformer's model_config and encoder_config.
+TORCH_ACTIVATIONS = {"relu": "relu", "gelu": "gelu",
+                     "gelu_tanh": functools.partial(nn.functional.gelu, approximate="tanh")}
+assert tuple(TORCH_ACTIVATIONS) == ACTIVATIONS
+DIMENSIONS = ("d_model", "heads", "d_ff", "layers", "seq_len")  # required, positive
 
 
 @dataclass(frozen=True)
 class ClassifierConfig:
+    """A TransformerClassifier's configuration: the encoder's dimensions, then MODEL_OPTIONS and
+    ENCODER_OPTIONS (encoder_schema) with their defaults. Checked when made: a bad value raises
+    ValueError naming the allowed ones."""
     d_model: int
     heads: int
     d_ff: int
     layers: int
     seq_len: int               # encoder rows, the CLS token included
-    input: str = "tokens"      # one of INPUTS
-    vocab: int = 0             # tokens
-    features: int = 0          # features
-    image: tuple = (0, 0, 0)   # patches: (channels, height, width)
-    patch: int = 0             # patches
-    scale_embedding: bool = False
-    positions: str = "sinusoidal"
-    cls_token: bool = False
-    embedding_norm: bool = False
-    pooling: str = "mean"
-    classes: int = 0
-    norm_first: bool = False
-    activation: str = "relu"
-    final_norm: bool = False
-    eps: float = 1e-5
-    causal: bool = False
+    input: str                 # one of INPUTS (no default, as in C++)
+    vocab: int = default("vocab")            # tokens
+    features: int = default("features")      # features
+    image: tuple = default("image")          # patches: (channels, height, width)
+    patch: int = default("patch")            # patches
+    scale_embedding: bool = default("scale_embedding")
+    positions: str = default("positions")    # one of POSITIONS
+    cls_token: bool = default("cls_token")
+    embedding_norm: bool = default("embedding_norm")
+    pooling: str = default("pooling")        # one of POOLINGS
+    classes: int = default("classes")
+    norm_first: bool = default("norm_first")
+    activation: str = default("activation")  # one of ACTIVATIONS
+    final_norm: bool = default("final_norm")
+    eps: float = default("eps")
+    causal: bool = default("causal")
+
+    def __post_init__(self):
+        if isinstance(self.image, list):
+            object.__setattr__(self, "image", tuple(self.image))
+        values = asdict(self)
+        problems = [f"{n}={values[n]!r} is not allowed: use a positive integer" for n in DIMENSIONS
+                    if isinstance(values[n], bool) or not isinstance(values[n], int) or values[n] <= 0]
+        if not problems and self.d_model % self.heads:
+            problems.append(f"d_model {self.d_model} is not divisible by heads {self.heads}")
+        problems += option_problems(values, ENCODER_OPTIONS)
+        problems += model_problems(values, self.seq_len if not problems else None)
+        if problems:
+            raise ValueError("TransformerClassifier: " + "; ".join(problems))
+
+
+def classifier_config(**options) -> ClassifierConfig:
+    """ClassifierConfig(**options), with a message naming the known options for an unknown one
+    and the allowed values for a missing one."""
+    names = [f.name for f in fields(ClassifierConfig)]
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise TypeError(f"TransformerClassifier: unknown option {', '.join(unknown)}; the options are "
+                        f"{', '.join(names)}")
+    missing = [f"{n} is required: use a positive integer" for n in DIMENSIONS if n not in options]
+    missing += [f"{o.name} is required: use {o.allowed()}" for o in MODEL_OPTIONS if o.required and o.name not in options]
+    if missing:
+        raise TypeError("TransformerClassifier: " + "; ".join(missing))
+    return ClassifierConfig(**options)
 
 
 def config_json(c: ClassifierConfig) -> str:
@@ -70,9 +109,10 @@ def config_json(c: ClassifierConfig) -> str:
 
 
 def config_from_json(text: str) -> ClassifierConfig:
-    fields = json.loads(text)
-    fields["image"] = tuple(fields.get("image", (0, 0, 0)))
-    return ClassifierConfig(**fields)
+    options = json.loads(text)
+    if not isinstance(options, dict):
+        raise ValueError(f"not a configuration: {text!r}")
+    return classifier_config(**options)
 
 
 def sinusoid_table(rows: int, d_model: int) -> torch.Tensor:
@@ -91,13 +131,7 @@ class TransformerClassifier(nn.Module):
 
     def __init__(self, **kwargs):
         super().__init__()
-        c = ClassifierConfig(**kwargs)
-        if c.input not in INPUTS or c.positions not in POSITIONS or c.pooling not in POOLINGS:
-            raise ValueError(f"input in {INPUTS}, positions in {POSITIONS}, pooling in {POOLINGS}")
-        if c.pooling == "cls" and not c.cls_token:
-            raise ValueError("pooling='cls' needs cls_token=True")
-        if c.classes and c.pooling == "none":
-            raise ValueError("a classifier head needs pooling 'cls' or 'mean'")
+        c = classifier_config(**kwargs)  # checked: see ClassifierConfig
         self.config = c
         d = c.d_model
         if c.input == "tokens":
@@ -114,7 +148,7 @@ class TransformerClassifier(nn.Module):
             self.register_buffer("sinusoids", sinusoid_table(c.seq_len, d), persistent=False)
         if c.embedding_norm:
             self.embedding_norm = nn.LayerNorm(d, eps=c.eps)
-        activation = ACTIVATIONS[c.activation]
+        activation = TORCH_ACTIVATIONS[c.activation]
         layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=activation,
                                            layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
         final = nn.LayerNorm(d, eps=c.eps) if c.final_norm else None
