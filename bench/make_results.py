@@ -162,28 +162,30 @@ def seq_len(cfg):
 
 # ---- one build ----------------------------------------------------------------------------
 
-def section(title, rows, int8_isa):
-    """Markdown lines of one build, its plot data, and its target checks."""
-    fma_peak, fma_row = rows.best("fma_peak", "GFLOP/s")
-    dot_peak, dot_row = rows.best("int8_dot_peak", "GOP/s")
+def rate(cfg, t, n=None):
+    """GFLOP/s (or GOP/s) of one pass of cfg with n valid rows (default seq_len) taking t seconds."""
+    return work(cfg, n or seq_len(cfg)) / t * 1e-9 if t else None
+
+
+def peaks_header(title, fma, dot, int8_isa):
+    """The section's title and its two peaks; fma, dot: (peak, row name) of rows.best()."""
+    (fma_peak, fma_row), (dot_peak, dot_row) = fma, dot
     out = [f"## {title}", ""]
     out.append(f"- FMA peak: **{fma_peak:.1f} GFLOP/s** (one core; best of 8, 12, 16 independent chains: "
                f"{fma_row.split('/')[-1]})" if fma_peak else "- FMA peak: n/a")
     out.append(f"- int8 dot-product peak ({int8_isa}): **{dot_peak:.1f} GOP/s** "
                f"(best of 8, 12, 16 chains: {dot_row.split('/')[-1]})" if dot_peak else "- int8 dot-product peak: n/a")
-    out.append("")
+    return out + [""]
 
-    def peak_of(prec):
-        return dot_peak if prec == "int8" else fma_peak
 
-    def rate(cfg, t, n=None):
-        return work(cfg, n or seq_len(cfg)) / t * 1e-9 if t else None
-
-    # Whole encoder, full length.
-    out += ["### Whole encoder (valid_len = seq_len)", "",
-            "GFLOP/s for f32/f16, GOP/s for int8 (a multiply-add counts as two); % of peak against the FMA peak "
-            "(float) or the int8 dot-product peak (int8) of this build.", ""]
-    lines, plot, checks, share_checks = [], [], [], []
+def whole_encoder_table(rows, peaks):
+    """The whole-encoder table (valid_len = seq_len) and the plot's bars per configuration.
+    peaks: {precision: the build's peak for it}."""
+    fma_peak = peaks["f32"]
+    out = ["### Whole encoder (valid_len = seq_len)", "",
+           "GFLOP/s for f32/f16, GOP/s for int8 (a multiply-add counts as two); % of peak against the FMA peak "
+           "(float) or the int8 dot-product peak (int8) of this build.", ""]
+    lines, plot = [], []
     for cfg, dims in CONFIGS.items():
         eigen = rows.seconds(f"eigen/{cfg}/f32/1")
         bars = {"reference f32": rows.seconds(f"encoder/{cfg}/f32/reference/1"), "Eigen f32": eigen}
@@ -193,7 +195,7 @@ def section(title, rows, int8_isa):
                 t = rows.seconds(f"encoder/{cfg}/{prec}/{backend}/1")
                 if t is None:
                     continue
-                r, peak = rate(cfg, t), peak_of(prec)
+                r, peak = rate(cfg, t), peaks[prec]
                 vs_eigen = fmt_ratio(eigen, t) if backend == "simd" and prec != "int8" else ""
                 lines.append([f"{cfg} ({dims})", prec, backend, fmt_time(t), f"{r:.1f}",
                               f"{100 * r / peak:.0f}%" if peak else "", fmt_ratio(ref, t, 1), vs_eigen])
@@ -206,16 +208,21 @@ def section(title, rows, int8_isa):
         plot.append((cfg, bars))
     out += table(["config", "precision", "backend", "time", "GFLOP/s or GOP/s", "% of peak", "vs reference",
                   "vs Eigen"], lines)
+    return out, plot
 
-    # int8 against f32.
+
+def precision_table(rows):
+    """int8 and f16 against f32 (simd, whole encoder)."""
     lines = []
     for cfg in CONFIGS:
         f32, f16, i8 = (rows.seconds(f"encoder/{cfg}/{p}/simd/1") for p in ("f32", "f16", "int8"))
         lines.append([cfg, fmt_time(f32), fmt_time(f16), fmt_time(i8), fmt_ratio(f32, i8), fmt_ratio(f32, f16)])
-    out += ["### int8 and f16 against f32 (simd, whole encoder, valid_len = seq_len)", ""]
-    out += table(["config", "f32", "f16", "int8", "int8 speed-up over f32", "f16 speed-up over f32"], lines)
+    out = ["### int8 and f16 against f32 (simd, whole encoder, valid_len = seq_len)", ""]
+    return out + table(["config", "f32", "f16", "int8", "int8 speed-up over f32", "f16 speed-up over f32"], lines)
 
-    # Latency against valid_len.
+
+def latency_table(rows):
+    """Time per pass at valid_len seq_len, seq_len / 2 and seq_len / 4."""
     lines = []
     for cfg in CONFIGS:
         full = {p: rows.seconds(f"encoder/{cfg}/{p}/simd/1") for p in ("f32", "f16", "int8")}
@@ -226,12 +233,14 @@ def section(title, rows, int8_isa):
                 t = rows.seconds(f"eigen/{cfg}/f32/{div}" if p == "eigen" else f"encoder/{cfg}/{p}/simd/{div}")
                 cells.append(f"{fmt_time(t)} ({t / full[p]:.2f})" if t and full[p] else "n/a")
             lines.append([cfg, seq_len(cfg) // div] + cells)
-    out += ["### Latency against valid_len", "",
-            "Time per pass, and in parentheses relative to valid_len = seq_len (padded rows cost no work: "
-            "about 0.5 and 0.25 expected, less than that where attention's n^2 term matters).", ""]
-    out += table(["config", "valid_len", "simd f32", "simd f16", "simd int8", "Eigen f32"], lines)
+    out = ["### Latency against valid_len", "",
+           "Time per pass, and in parentheses relative to valid_len = seq_len (padded rows cost no work: "
+           "about 0.5 and 0.25 expected, less than that where attention's n^2 term matters).", ""]
+    return out + table(["config", "valid_len", "simd f32", "simd f16", "simd int8", "Eigen f32"], lines)
 
-    # RAM against speed: the tile.
+
+def tile_table(rows):
+    """RAM against speed: the simd backend's default tile against tile_rows<4>."""
     lines = []
     for cfg in CONFIGS:
         whole, tile4 = rows.get(f"encoder/{cfg}/f32/simd/1"), rows.get(f"encoder/{cfg}_tile4/f32/simd/1")
@@ -243,43 +252,51 @@ def section(title, rows, int8_isa):
                       fmt_bytes(tile4["workspace_bytes"]) if tile4 else "n/a",
                       fmt_ratio(tile4["seconds"], whole["seconds"]) if tile4 else "",
                       fmt_bytes(eigen["workspace_bytes"]) if eigen else "n/a"])
-    out += ["### Tile: RAM against speed (f32 simd, valid_len = seq_len)", "",
-            "The simd backend's default tile is the whole sequence (up to 128 rows): each weight matrix is streamed "
-            "once per layer. tile_rows<4> (the reference backend's and a firmware's tile) streams it once per 4 rows "
-            "for a workspace of 4 rows. Workspace: sizeof(workspace_for<Cfg, simd>), i.e. encoder<...>::workspace_bytes; "
-            "Eigen: its fixed-size scratch matrices.", ""]
-    out += table(["config", "default tile (rows)", "time", "workspace", "tile 4: time", "tile 4: workspace",
-                  "tile 4 slowdown", "Eigen scratch"], lines)
+    out = ["### Tile: RAM against speed (f32 simd, valid_len = seq_len)", "",
+           "The simd backend's default tile is the whole sequence (up to 128 rows): each weight matrix is streamed "
+           "once per layer. tile_rows<4> (the reference backend's and a firmware's tile) streams it once per 4 rows "
+           "for a workspace of 4 rows. Workspace: sizeof(workspace_for<Cfg, simd>), i.e. encoder<...>::workspace_bytes; "
+           "Eigen: its fixed-size scratch matrices.", ""]
+    return out + table(["config", "default tile (rows)", "time", "workspace", "tile 4: time", "tile 4: workspace",
+                        "tile 4 slowdown", "Eigen scratch"], lines)
 
-    # Kernels.
-    out += ["### Kernels (layer 0, whole sequence: seq_len rows)", "",
-            "Projections: qkv [D -> 3D] (int8: query, key and value, three calls), out [D -> D], ff1 [D -> F], "
-            "ff2 [F -> D]. attention: all heads and rows, scores + softmax + context as the encoder calls them; "
-            "softmax alone: the same calls. Rates: GFLOP/s or GOP/s for the matrix kernels (% of the build's "
-            "peak), else Gelem/s. requantize: int32 accumulators of ff1 to int8, math::requantize one at a time "
-            "(reference) or the simd kernels' vector rescale over a buffer (simd).", ""]
+
+def kernel_row(rows, cfg, kernel, prec, peaks):
+    """One kernel's table row (reference and simd times, the simd rate), or None if neither ran."""
+    ref, simd = rows.get(f"kernel/{cfg}/{kernel}/{prec}/reference"), rows.get(f"kernel/{cfg}/{kernel}/{prec}/simd")
+    if not simd and not ref:
+        return None
+    b = simd or ref
+    counter = next((c for c in ("GFLOP/s", "GOP/s", "Gelem/s") if c in b), None)
+    value = b.get(counter) if counter else None
+    peak = peaks[prec] if counter in ("GFLOP/s", "GOP/s") else None
+    return [kernel, prec, fmt_time(ref["seconds"]) if ref else "n/a",
+            fmt_time(simd["seconds"]) if simd else "n/a",
+            f"{value:.3g} {counter}" if value else "",
+            f"{100 * value / peak:.0f}%" if peak and value else "",
+            fmt_ratio(ref["seconds"] if ref else None, simd["seconds"] if simd else None, 1)]
+
+
+def kernel_tables(rows, peaks):
+    """One table of the kernels (layer 0) per configuration."""
+    out = ["### Kernels (layer 0, whole sequence: seq_len rows)", "",
+           "Projections: qkv [D -> 3D] (int8: query, key and value, three calls), out [D -> D], ff1 [D -> F], "
+           "ff2 [F -> D]. attention: all heads and rows, scores + softmax + context as the encoder calls them; "
+           "softmax alone: the same calls. Rates: GFLOP/s or GOP/s for the matrix kernels (% of the build's "
+           "peak), else Gelem/s. requantize: int32 accumulators of ff1 to int8, math::requantize one at a time "
+           "(reference) or the simd kernels' vector rescale over a buffer (simd).", ""]
     for cfg, dims in CONFIGS.items():
-        lines = []
-        for kernel, precs in KERNELS:
-            for prec in precs:
-                ref, simd = rows.get(f"kernel/{cfg}/{kernel}/{prec}/reference"), rows.get(f"kernel/{cfg}/{kernel}/{prec}/simd")
-                if not simd and not ref:
-                    continue
-                b = simd or ref
-                counter = next((c for c in ("GFLOP/s", "GOP/s", "Gelem/s") if c in b), None)
-                value = b.get(counter) if counter else None
-                peak = peak_of(prec) if counter in ("GFLOP/s", "GOP/s") else None
-                lines.append([kernel, prec, fmt_time(ref["seconds"]) if ref else "n/a",
-                              fmt_time(simd["seconds"]) if simd else "n/a",
-                              f"{value:.3g} {counter}" if value else "",
-                              f"{100 * value / peak:.0f}%" if peak and value else "",
-                              fmt_ratio(ref["seconds"] if ref else None, simd["seconds"] if simd else None, 1)])
+        lines = [line for kernel, precs in KERNELS for prec in precs
+                 for line in [kernel_row(rows, cfg, kernel, prec, peaks)] if line]
         if lines:
             out += [f"#### {cfg} ({dims})", ""]
             out += table(["kernel", "precision", "reference", "simd", "simd rate", "% of peak", "speed-up"], lines)
+    return out
 
-    # Kernel share.
-    lines = []
+
+def share_table(rows):
+    """Where the time goes, and the checks of the nonlinear share."""
+    lines, checks = [], []
     for cfg in CONFIGS:
         for prec in ("f32", "int8"):
             b = rows.get(f"share/{cfg}/{prec}/simd")
@@ -287,20 +304,23 @@ def section(title, rows, int8_isa):
                 continue
             cells = [f"{100 * b[f'share_{k}']:.1f}%" if f"share_{k}" in b else "-" for k in SHARE_KINDS]
             lines.append([cfg, prec] + cells + [f"**{100 * b['nonlinear_share']:.1f}%**"])
-            share_checks.append((f"nonlinear share {cfg} {prec} <= {100 * NONLINEAR_TARGET:.0f}%",
+            checks.append((f"nonlinear share {cfg} {prec} <= {100 * NONLINEAR_TARGET:.0f}%",
                            b["nonlinear_share"] <= NONLINEAR_TARGET, f"{100 * b['nonlinear_share']:.1f}%"))
-    out += ["### Where the time goes (simd, whole encoder, valid_len = seq_len)", "",
-            "A kind's share is the time a pass saves when that kind of kernel is left out (the encoder's own "
-            "composition on a kernel set whose kernels of that kind return at once; passes with and without "
-            "each kind alternate, median pass times; bench/kernel_share.hpp), so it is what the kernels cost "
-            "in place, overlap included. Shares under a percent or two are within the noise (they can come out "
-            "negative). other: what no kind covers, the composition itself (copies, the float residual adds, "
-            "storing keys and values). nonlinear = softmax + LayerNorm + activation (+ the requantising residual "
-            "adds for int8), all left out together; the requantisation of linear and attention outputs happens "
-            "inside those kernels.", ""]
-    out += table(["config", "precision"] + SHARE_KINDS + ["nonlinear"], lines)
+    out = ["### Where the time goes (simd, whole encoder, valid_len = seq_len)", "",
+           "A kind's share is the time a pass saves when that kind of kernel is left out (the encoder's own "
+           "composition on a kernel set whose kernels of that kind return at once; passes with and without "
+           "each kind alternate, median pass times; bench/kernel_share.hpp), so it is what the kernels cost "
+           "in place, overlap included. Shares under a percent or two are within the noise (they can come out "
+           "negative). other: what no kind covers, the composition itself (copies, the float residual adds, "
+           "storing keys and values). nonlinear = softmax + LayerNorm + activation (+ the requantising residual "
+           "adds for int8), all left out together; the requantisation of linear and attention outputs happens "
+           "inside those kernels.", ""]
+    return out + table(["config", "precision"] + SHARE_KINDS + ["nonlinear"], lines), checks
 
-    # Targets.
+
+def speed_checks(rows, fma_peak):
+    """(name, met, value) of the targets: share of the FMA peak, against Eigen, int8 against f32."""
+    checks = []
     for cfg, target in PEAK_TARGETS.items():
         t = rows.seconds(f"encoder/{cfg}/f32/simd/1")
         if t and fma_peak:
@@ -314,7 +334,19 @@ def section(title, rows, int8_isa):
         f32, i8 = rows.seconds(f"encoder/{cfg}/f32/simd/1"), rows.seconds(f"encoder/{cfg}/int8/simd/1")
         if f32 and i8:
             checks.append((f"int8 vs f32 {cfg} >= {INT8_TARGET}x", f32 / i8 >= INT8_TARGET, f"{f32 / i8:.2f}x"))
-    checks += share_checks
+    return checks
+
+
+def section(title, rows, int8_isa):
+    """Markdown lines of one build, its plot data, and its target checks."""
+    fma, dot = rows.best("fma_peak", "GFLOP/s"), rows.best("int8_dot_peak", "GOP/s")
+    peaks = {"f32": fma[0], "f16": fma[0], "int8": dot[0]}
+    out = peaks_header(title, fma, dot, int8_isa)
+    lines, plot = whole_encoder_table(rows, peaks)
+    out += lines + precision_table(rows) + latency_table(rows) + tile_table(rows) + kernel_tables(rows, peaks)
+    lines, share_checks = share_table(rows)
+    out += lines
+    checks = speed_checks(rows, fma[0]) + share_checks
     out += ["### Targets", ""]
     out += table(["target", "value", "status"], [[name, value, "MET" if ok else "**MISSED**"] for name, ok, value in checks])
     return out, plot

@@ -3,13 +3,16 @@
 parameters equal torch's sum(p.numel()), per model and per layer; weight bytes equal the payload
 of the blob written in each precision (and 4 / 2 bytes per f32 / f16 parameter per layer); MACs
 equal a count made here from torch's own weight shapes; the int8 calibration report is carried.
-And that the instruction estimates come out near the measured whole-encoder counts: the tiny
-configuration they were derived from (within 1%) and the small one (out of sample, within 12%).
-Run with /usr/bin/python3 (torch)."""
+And that the instruction estimates agree with what `make footprint` measured: tools/footprint_costs.json
+must be there with every core, precision and configuration the estimates use (M4 / M7 / M55 x f32,
+f16, int8-dsp x tiny, small, narrow), each of its measured whole-encoder counts must come back from
+tools/kernel_costs.py within 10%, and the report's estimates for the tiny and small encoders must be
+kernel_costs' estimates of those configurations. Run with /usr/bin/python3 (torch)."""
 
 import contextlib
 import io
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -66,6 +69,45 @@ def check_bytes(what: str, reports: dict, payloads: dict, layer_params: list) ->
               f"{what} {p}: each layer's bytes == {size} x its parameters")
 
 
+# What the estimates need from tools/footprint_costs.json, and how close they must come to it.
+COSTS_CONFIGS = ("tiny", "small", "narrow")
+ESTIMATE_TOLERANCE = 0.10
+
+
+def check_costs_file() -> None:
+    """tools/footprint_costs.json is there, holds every entry the estimates use, and each measured
+    whole-encoder count comes back from kernel_costs within ESTIMATE_TOLERANCE."""
+    check(kernel_costs.COSTS_FILE.exists(), f"{os.path.relpath(kernel_costs.COSTS_FILE, ROOT)} exists (make footprint writes it)")
+    if not kernel_costs.available():
+        return
+    data = kernel_costs.load()
+    for core in kernel_costs.CORES:
+        for p in ("f32", "f16", "int8"):
+            measured = kernel_costs.measured(core, p)
+            missing = [c for c in COSTS_CONFIGS if c not in measured]
+            check(not missing, f"costs file: {core} {kernel_costs.MEASURED_PRECISION[p]} measured on "
+                  f"{', '.join(COSTS_CONFIGS)}" + (f" (missing {', '.join(missing)})" if missing else ""))
+            what = f"{core} {kernel_costs.MEASURED_PRECISION[p]}"
+            for config, entry in measured.items():
+                kernels = sum(entry["kernels"].values())
+                check(kernels == entry["total"], f"costs file: {what} {config}: kernels sum to the total")
+                estimate = kernel_costs.estimate(kernel_costs.config_ops(config), core, p)
+                check(abs(estimate / entry["total"] - 1) <= ESTIMATE_TOLERANCE,
+                      f"{config} {what}: estimate {estimate:,.0f} vs measured {entry['total']:,} "
+                      f"({estimate / entry['total'] - 1:+.2%}, within {ESTIMATE_TOLERANCE:.0%})")
+    check(set(data["configs"]) >= set(COSTS_CONFIGS), "costs file: the shapes of " + ", ".join(COSTS_CONFIGS))
+
+
+def check_report_estimates(name: str, report: dict) -> None:
+    """The export report's estimates of a reference configuration are kernel_costs' of the same
+    configuration in the costs file (the estimate the file was checked against)."""
+    for core in kernel_costs.CORES:
+        for p in ("f32", "f16", "int8"):
+            got = report["total"]["estimated_instructions"][core][p]
+            want = round(kernel_costs.estimate(kernel_costs.config_ops(name), core, p))
+            check(got == want, f"{name} {core} {p}: the report's estimate {got:,} == kernel_costs' {want:,}")
+
+
 def main() -> int:
     torch.manual_seed(5)
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -93,9 +135,7 @@ def main() -> int:
         check("SQNR" in calibration, "int8 report carries the calibration report")
 
         # The reference configurations as plain encoders: bytes and MACs, and the estimates.
-        for name, (d, h, ff, s, n), tolerance, measured in (
-                ("tiny", (64, 4, 256, 32, 2), 0.01, {k: v[0] for k, v in kernel_costs.MEASURED_TINY.items()}),
-                ("small", (128, 4, 512, 64, 4), 0.12, kernel_costs.MEASURED_SMALL)):
+        for name, (d, h, ff, s, n) in (("tiny", (64, 4, 256, 32, 2)), ("small", (128, 4, 512, 64, 4))):
             layer = nn.TransformerEncoderLayer(d, h, ff, batch_first=True, norm_first=True, activation="gelu")
             encoder = nn.TransformerEncoder(layer, n, norm=nn.LayerNorm(d), enable_nested_tensor=False).eval()
             reports, payloads = {}, {}
@@ -106,10 +146,9 @@ def main() -> int:
             check(r["total"]["parameters"] == params, f"{name} parameters {r['total']['parameters']} == torch {params}")
             check_bytes(name, reports, payloads, [sum(p.numel() for p in x.parameters()) for x in encoder.layers])
             check(r["total"]["macs"] == torch_macs(encoder, s), f"{name} MACs {r['total']['macs']} == counted from torch")
-            for (core, p), count in sorted(measured.items()):
-                estimate = r["total"]["estimated_instructions"][core][p]
-                check(abs(estimate / count - 1) <= tolerance,
-                      f"{name} {core} {p}: estimate {estimate:,} vs measured {count:,} ({estimate / count - 1:+.2%})")
+            if kernel_costs.available():
+                check_report_estimates(name, r)
+    check_costs_file()
     print("export report:", "FAILED" if failures else "every exact number right, estimates near the measured")
     return 1 if failures else 0
 

@@ -42,12 +42,14 @@ def macs(units: dict) -> int:
 
 
 def encoder_parts(spec, weights) -> list:
-    """[(part, parameters, units)] of an encoder: its layers and final norm, all rows valid."""
+    """[(part, parameters, ops)] of an encoder: its layers and final norm, all rows valid (ops:
+    the kernel calls, kernel_costs.py)."""
     d, s = spec.d_model, spec.seq_len
-    layer_units = kernel_costs.encoder_units(d, spec.heads, spec.d_ff, s, 1, False)
-    parts = [(f"layer {i}", sum(a.size for a in arrays.values()), layer_units) for i, arrays in enumerate(weights.layers)]
+    layer_ops = kernel_costs.encoder_ops(d, spec.heads, spec.d_ff, s, 1, False, spec.norm_first, spec.causal)
+    parts = [(f"layer {i}", sum(a.size for a in arrays.values()), layer_ops) for i, arrays in enumerate(weights.layers)]
     if weights.final_norm is not None:
-        parts.append(("final_norm", sum(a.size for a in weights.final_norm.values()), {"layer_norm": s * d}))
+        parts.append(("final_norm", sum(a.size for a in weights.final_norm.values()),
+                      kernel_costs.layer_norm(s, d, tiled=False)))
     return parts
 
 
@@ -55,13 +57,22 @@ def model_parts(spec, weights) -> list:
     """The same for a whole model: input, positions, CLS, embedding norm, the encoder, the head."""
     d, s, tokens = spec.encoder.d_model, spec.encoder.seq_len, spec.input_tokens
     params = {name: sum(a.size for _, _, a in fields) for name, fields in weights.parts}
-    units = {"input": {"add": tokens * d} if spec.input == "tokens" else {"linear": tokens * spec.features * d},
-             "positions": {"add": s * d} if spec.positions != "none" else {},
-             "cls": {}, "embedding_norm": {"layer_norm": s * d} if spec.embedding_norm else {},
-             "head": {"linear": d * spec.classes, "add": s * d if spec.pooling == "mean" else 0}}
-    front = [(n, params[n], units[n]) for n in ("input", "positions", "cls", "embedding_norm") if params[n] or units[n]]
-    back = [("head", params["head"], units["head"])] if spec.classes or spec.pooling != "none" else []
+    ops = {"input": kernel_costs.elementwise("add", tokens, d) if spec.input == "tokens" else
+           kernel_costs.linear(tokens, spec.features, d),
+           "positions": kernel_costs.elementwise("add", s, d) if spec.positions != "none" else [],
+           "cls": [], "embedding_norm": kernel_costs.layer_norm(s, d) if spec.embedding_norm else [],
+           "head": (kernel_costs.linear(1, d, spec.classes) if spec.classes else []) +
+                   (kernel_costs.elementwise("add", s, d) if spec.pooling == "mean" else [])}
+    front = [(n, params[n], ops[n]) for n in ("input", "positions", "cls", "embedding_norm") if params[n] or ops[n]]
+    back = [("head", params["head"], ops["head"])] if spec.classes or spec.pooling != "none" else []
     return front + encoder_parts(spec.encoder, weights.encoder) + back
+
+
+def estimates(ops) -> dict:
+    """{core: {precision: estimated instructions, or None without the measured costs}}."""
+    def rounded(x):
+        return None if x is None else round(x)
+    return {c: {p: rounded(kernel_costs.estimate(ops, c, p)) for p in PRECISIONS} for c in kernel_costs.CORES}
 
 
 def _probe_source(name: str, config: str, model: bool) -> str:
@@ -117,29 +128,28 @@ def build(name: str, describe: str, precision: str, parts: list, sizes: dict, mo
           calibration: str = None) -> dict:
     """The report as a dict (what --report-json writes)."""
     rows = []
-    for part, params, units in parts:
+    for part, params, ops in parts:
         key = "layer" if part.startswith("layer ") else part
-        row = {"part": part, "parameters": params, "macs": macs(units), "units": {k: n for k, n in units.items() if n},
-               "weight_bytes": {p: sizes[p][key] for p in PRECISIONS},
-               "estimated_instructions": {c: {p: round(kernel_costs.estimate(units, c, p)) for p in PRECISIONS}
-                                          for c in kernel_costs.CORES}}
-        rows.append(row)
+        units = kernel_costs.units(ops)
+        rows.append({"part": part, "parameters": params, "macs": macs(units),
+                     "units": {k: n for k, n in units.items() if n},
+                     "weight_bytes": {p: sizes[p][key] for p in PRECISIONS}, "estimated_instructions": estimates(ops)})
     listed = {p: sum(r["weight_bytes"][p] for r in rows) for p in PRECISIONS}
     # Members no row lists (int8 scales, empty parts' one byte) and the structs' padding.
     other = {p: sizes[p]["total"] - listed[p] for p in PRECISIONS}
-    total_units = {}
-    for _, _, units in parts:
-        for k, n in units.items():
-            total_units[k] = total_units.get(k, 0) + n
+    all_ops = [op for _, _, ops in parts for op in ops]
     return {"name": name, "config": describe, "precision": precision, "model": model,
             "parts": rows, "other_weight_bytes": other,
-            "total": {"parameters": sum(r["parameters"] for r in rows), "macs": macs(total_units),
+            "total": {"parameters": sum(r["parameters"] for r in rows), "macs": macs(kernel_costs.units(all_ops)),
                       "weight_bytes": {p: sizes[p]["total"] for p in PRECISIONS},
-                      "estimated_instructions": {c: {p: round(kernel_costs.estimate(total_units, c, p))
-                                                     for p in PRECISIONS} for c in kernel_costs.CORES}},
+                      "estimated_instructions": estimates(all_ops)},
             "workspace_bytes": {p: sizes[p]["workspace"] for p in PRECISIONS}, "tile_rows": sizes["f32"]["tile"],
-            "estimate_source": kernel_costs.SOURCE, "int8_backend": "cortex_m_dsp",
+            "estimate_source": kernel_costs.source(), "int8_backend": "cortex_m_dsp",
             "calibration_report": calibration}
+
+
+def approx(n) -> str:
+    return "n/a" if n is None else f"~{n:,}"
 
 
 def text(report: dict) -> str:
@@ -147,7 +157,7 @@ def text(report: dict) -> str:
     head = ["part", "parameters", "f32 B", "f16 B", "int8 B", "MACs"] + [f"~{c[7:].upper()} {p}" for c in kernel_costs.CORES]
     def line(part, r):
         return [part, f"{r['parameters']:,}"] + [f"{r['weight_bytes'][q]:,}" for q in PRECISIONS] + \
-               [f"{r['macs']:,}"] + [f"~{r['estimated_instructions'][c][p]:,}" for c in kernel_costs.CORES]
+               [f"{r['macs']:,}"] + [approx(r['estimated_instructions'][c][p]) for c in kernel_costs.CORES]
     body = [line(r["part"], r) for r in report["parts"]]
     o = report["other_weight_bytes"]
     body.append(["other (scales, empty members, padding)", "", f"{o['f32']:,}", f"{o['f16']:,}", f"{o['int8']:,}",

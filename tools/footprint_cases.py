@@ -1,6 +1,7 @@
 """Footprint: what is measured: the targets, configurations, precisions and budgets."""
 
 import os
+from dataclasses import replace
 
 from encoder_schema import REFERENCE_CONFIGS
 from footprint_build import ROOT
@@ -32,16 +33,24 @@ TARGETS = [
 ]
 TARGET_BY_NAME = {t.name: t for t in TARGETS}
 
-# The reference configurations that fit the emulated Cortex-M boards' flash (mini and wide do not).
-CONFIGS = {name: REFERENCE_CONFIGS[name] for name in ("tiny", "small")}
+# The reference configurations that fit the emulated Cortex-M boards' flash (mini and wide do not):
+# the footprint table, on every target.
+FOOTPRINT_CONFIGS = ("tiny", "small")
+# Every configuration measured: those, and narrow, measured by the Cortex-M speed proxy only (M4,
+# M7, M55; no footprint or timing table): a narrow encoder, so that the export report's cost model
+# (tools/kernel_costs.py, fitted to tools/footprint_costs.json) sees the per-row and per-call
+# overheads that the reference configurations' wide rows hide (small models such as the digits
+# examples are made of them).
+CONFIGS = dict({name: REFERENCE_CONFIGS[name] for name in FOOTPRINT_CONFIGS},
+               narrow=replace(REFERENCE_CONFIGS["tiny"], d_model=16, heads=2, d_ff=64, seq_len=48, layers=1))
 
 # Emulated runs that would take minutes run fewer valid rows: (target, config) -> valid_len.
 # The stack high-water mark does not depend on valid_len (no VLA, no alloca; every kernel runs).
 PROBE_VALID_LEN = {("cortex-m3", "small"): 8}
 # Cortex-M speed proxy: which configs to profile per core (small: 3.2 MB of weights fit the
 # 4 MiB flash of MPS2 and the 8 MiB of AN547; on the soft-float M3 it would take minutes).
-PROFILE_CONFIGS = {"cortex-m3": ["tiny"], "cortex-m4": ["tiny", "small"], "cortex-m7": ["tiny", "small"],
-                   "cortex-m55": ["tiny", "small"]}
+PROFILE_CONFIGS = {"cortex-m3": ["tiny"], "cortex-m4": ["tiny", "small", "narrow"],
+                   "cortex-m7": ["tiny", "small", "narrow"], "cortex-m55": ["tiny", "small", "narrow"]}
 
 # The budgets of the issue: Cortex-M4, tiny: code <= 16 KiB; RAM (workspace + stack) <= 24 KiB
 # in f32, <= 8 KiB in int8 (reference kernels and the port's DSP kernels).
@@ -51,8 +60,9 @@ BUDGETS = [{"target": "cortex-m4", "config": "tiny", "precision": p, "code": 16 
 
 class Precision:
     """literal: how one weight value is written (f32, f16), or None: quantised from f32 (int8).
-    weights: the precision whose weights header this one reuses; backend: (C++ type, name)
-    of a backend other than the default; targets: the targets it exists on (None: all)."""
+    weights: the precision whose weights header this one reuses; backend: a backend other than
+    the default: (C++ type, name), or [(preprocessor condition or None, C++ type, name), ...], the
+    first whose condition holds on the target; targets: the targets it exists on (None: all)."""
 
     def __init__(self, name, tag, element_bytes=None, literal=None, weights=None, backend=None, targets=None):
         self.name, self.tag, self.element_bytes, self.literal = name, tag, element_bytes, literal
@@ -67,9 +77,11 @@ PRECISIONS = {
     # int8 weights, int32 biases, fixed-point multipliers (weights_int8.hpp): quantised from the
     # f32 weights on the host by quant/quantize.hpp (ports/footprint/quantize_weights.cpp).
     "int8": Precision("int8", "staticformer::int8"),
-    # The same int8 weights through the cortex_m_dsp backend (kernels/cortex_m_dsp: SMLAD
-    # linear), on the cores with the DSP extension.
+    # The same int8 weights through the core's own int8 backend, its default: cortex_m_mve where
+    # Helium is (M55; kernels/cortex_m/mve), else cortex_m_dsp (M4, M7; kernels/cortex_m/dsp:
+    # SMLAD), on the cores with the DSP extension.
     "int8-dsp": Precision("int8-dsp", "staticformer::int8", weights="int8",
-                          backend=("staticformer::cortex_m_dsp", "cortex_m_dsp"),
+                          backend=[("STATICFORMER_HAS_CORTEX_M_MVE", "staticformer::cortex_m_mve", "cortex_m_mve"),
+                                   (None, "staticformer::cortex_m_dsp", "cortex_m_dsp")],
                           targets=("cortex-m4", "cortex-m7", "cortex-m55")),
 }

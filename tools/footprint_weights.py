@@ -120,7 +120,21 @@ def int8_wrapper_header(cfg_name, prec):
             "#include \"weights_%s_int8_data.hpp\"\n"
             "using config = weights_config;\nusing precision = staticformer::int8;\n}  // namespace sf_fp\n" %
             (cfg_name, cfg_name, cfg_name))
-    if prec.backend:
-        text += ("\n#define SF_FP_BACKEND %s\n#define SF_FP_BACKEND_NAME \"%s\"\n" % prec.backend)
-    return text
+    return text + backend_defines(prec.backend)
+
+
+def backend_defines(backend):
+    """SF_FP_BACKEND and SF_FP_BACKEND_NAME of a Precision's backend (footprint_cases.Precision):
+    one (type, name), or the first of [(condition, type, name), ...] whose condition holds."""
+    if not backend:
+        return ""
+    choices = [(None,) + tuple(backend)] if isinstance(backend, tuple) else backend
+    text = "\n"
+    for i, (cond, typ, name) in enumerate(choices):
+        if cond:
+            text += "#%s %s\n" % ("if" if i == 0 else "elif", cond)
+        elif i:
+            text += "#else\n"
+        text += "#define SF_FP_BACKEND %s\n#define SF_FP_BACKEND_NAME \"%s\"\n" % (typ, name)
+    return text + ("#endif\n" if len(choices) > 1 else "")
 

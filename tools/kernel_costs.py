@@ -1,62 +1,219 @@
-"""Cortex-M instructions per unit of work of each kernel, for the export report's estimates
-(tools/export_report.py).
+"""Estimated Cortex-M4 / M7 / M55 instructions per inference, for the export report
+(tools/export_report.py), from the counts `make footprint` measures.
 
-Source: `make footprint` (tools/footprint.sh), as committed in README.md's "Footprint" section at
-commit f8713c4 (2026-11-25): the tiny reference configuration (64/4/256/32/2, pre-norm, GELU,
-final norm, valid_len 32, -O2), instructions per inference counted by QEMU (-icount shift=0), and
-each kernel's share of them (%). The per-unit cost of a kernel is its instructions divided by the
-units of work it did in that run (TINY_UNITS): multiply-adds for linear / scores / context, score
-elements for softmax, row elements for LayerNorm, activation and add, and row elements per
-layer for the composition's own work (glue). int8 is the cores' default int8 backend,
-cortex_m_dsp (SMLAD; Helium on the M55).
+The measured counts are tools/footprint_costs.json, written by tools/footprint.py (the speed
+proxy, ports/footprint/README.md): per core, precision and configuration, the instructions of one
+inference under QEMU (-icount shift=0, -O2, valid_len = seq_len) and each kernel's share, with
+its calls. Nothing here is copied from that file: the costs are fitted to it when first needed,
+so they follow every new measurement.
+
+The model: the work of an encoder or a model is a list of kernel calls with their shapes (ops:
+linear, attention, layer_norm, activation, add, glue, as the encoder makes them, 4-row tiles on
+Cortex-M). Each kernel kind's instructions are a non-negative sum of a few counts of that work:
+its main work (multiply-adds, scores, elements), a per-row or per-dot-product term (the loop and
+requantisation overhead that does not scale with the main work) and a per-call term. For each
+core, precision and kind, the coefficients minimise the relative error against every measured
+configuration; the terms that do not lower it (or would need a negative coefficient) are left
+out. int8 is the cores' default int8 backend, cortex_m_dsp (the "int8-dsp" rows: SMLAD; Helium
+on the M55), whose linear layers also apply the activation.
+
+Limits: the measured encoders are pre-norm with GELU, so a ReLU model's activation cost is
+GELU's (an overestimate) and post-norm's LayerNorm calls are counted, not measured; builds at
+other optimisation levels differ (the digits models at -O3 take 6 - 10% fewer instructions than
+at -O2). tests/export_report_test.py checks the estimates against the file.
 """
 
-KINDS = ("linear", "scores", "softmax", "context", "layer_norm", "activation", "add", "glue")
+import itertools
+import json
+import math
+from pathlib import Path
+
+COSTS_FILE = Path(__file__).resolve().with_name("footprint_costs.json")
 CORES = ("cortex-m4", "cortex-m7", "cortex-m55")
-SOURCE = "make footprint, README.md Footprint tables at commit f8713c4 (2026-11-25), tiny, -O2"
-
-# (core, precision) -> (instructions per inference, shares in % in KINDS order): README.md,
-# "Cortex-M instructions per inference" and "Share of each kernel, tiny".
-MEASURED_TINY = {
-    ("cortex-m4", "f32"): (8_461_800, (63.9, 5.0, 5.8, 5.3, 3.3, 15.2, 0.6, 0.9)),
-    ("cortex-m7", "f32"): (8_453_880, (63.9, 5.0, 5.8, 5.3, 3.3, 15.2, 0.6, 0.9)),
-    ("cortex-m55", "f32"): (8_170_843, (63.9, 4.9, 5.9, 4.7, 3.2, 16.1, 0.5, 0.8)),
-    ("cortex-m4", "f16"): (9_329_040, (66.6, 4.6, 5.3, 4.8, 3.6, 13.8, 0.5, 0.8)),
-    ("cortex-m7", "f16"): (9_321_000, (66.7, 4.6, 5.2, 4.8, 3.6, 13.8, 0.5, 0.8)),
-    ("cortex-m55", "f16"): (9_041_000, (66.7, 4.4, 5.3, 4.2, 3.6, 14.6, 0.5, 0.7)),
-    ("cortex-m4", "int8"): (6_319_480, (69.2, 3.6, 8.5, 5.5, 7.5, 2.2, 2.4, 1.1)),
-    ("cortex-m7", "int8"): (6_254_400, (68.6, 3.7, 8.6, 5.5, 7.8, 2.3, 2.4, 1.1)),
-    ("cortex-m55", "int8"): (1_751_500, (58.9, 2.5, 12.3, 9.5, 11.7, 0.8, 3.4, 0.7)),
-}
-
-# Whole-encoder counts of the small configuration (128/4/512/64/4) from the same table: not used
-# to derive the costs, so they check the estimate out of sample (tests/export_report_test.py).
-MEASURED_SMALL = {
-    ("cortex-m4", "f32"): 115_927_240, ("cortex-m7", "f32"): 115_862_720, ("cortex-m55", "f32"): 111_191_562,
-    ("cortex-m4", "f16"): 129_111_240, ("cortex-m7", "f16"): 129_046_720, ("cortex-m55", "f16"): 124_435_156,
-    ("cortex-m4", "int8"): 88_003_200, ("cortex-m7", "int8"): 85_231_640, ("cortex-m55", "int8"): 21_447_625,
-}
+# The export's precision -> the measured precision its estimate comes from.
+MEASURED_PRECISION = {"f32": "f32", "f16": "f16", "int8": "int8-dsp"}
+KINDS = ("linear", "scores", "softmax", "context", "layer_norm", "activation", "add", "glue")
+TILE = 4  # rows per tile of the Cortex-M backends (reference, cortex_m_dsp)
+# Per kind: the counts its cost may depend on, the main work first (always used).
+TERMS = {"linear": ("macs", "outputs", "calls"), "scores": ("macs", "dots", "calls"),
+         "context": ("macs", "dots", "calls"), "softmax": ("scores", "rows", "calls"),
+         "layer_norm": ("elements", "rows", "calls"), "activation": ("elements", "calls"),
+         "add": ("elements", "calls"), "glue": ("elements", "rows", "calls")}
 
 
-def encoder_units(d_model: int, heads: int, d_ff: int, rows: int, layers: int, final_norm: bool) -> dict:
-    """Units of work of each kernel kind in one pass over `rows` valid rows."""
-    per_layer = {"linear": rows * (4 * d_model * d_model + 2 * d_model * d_ff),
-                 "scores": rows * rows * d_model, "context": rows * rows * d_model,
-                 "softmax": heads * rows * rows, "layer_norm": 2 * rows * d_model,
-                 "activation": rows * d_ff, "add": 2 * rows * d_model, "glue": rows * d_model}
-    units = {k: layers * v for k, v in per_layer.items()}
-    units["layer_norm"] += rows * d_model * int(final_norm)
-    return units
+# ---- the work: kernel calls and their shapes ---------------------------------------------------
+
+def linear(rows, n_in, n_out):
+    return [("linear", rows, n_in, n_out)]
 
 
-TINY_UNITS = encoder_units(64, 4, 256, 32, 2, True)
+def attention(rows, keys, d_model, heads, row_by_row=False):
+    """Scores, softmax and context of every head: `keys` keys per query row on average; float
+    kernels take a tile of rows per call unless row_by_row (causal)."""
+    return [("attention", rows, keys, d_model, heads, row_by_row)]
 
-# (core, precision) -> {kind: instructions per unit}
-COSTS = {key: {k: total * share / 100 / TINY_UNITS[k] for k, share in zip(KINDS, shares)}
-         for key, (total, shares) in MEASURED_TINY.items()}
+
+def layer_norm(rows, n, tiled=True):
+    """tiled: called per tile (in a layer); else once for every row (int8's final norm)."""
+    return [("layer_norm", rows, n, tiled)]
 
 
-def estimate(units: dict, core: str, precision: str) -> float:
-    """Estimated instructions for the given units of work."""
-    cost = COSTS[core, precision]
-    return sum(cost[k] * n for k, n in units.items())
+def elementwise(kind, rows, n):
+    """activation, add (residuals, positions, pooling) or glue (the composition's own work)."""
+    return [(kind, rows, n)]
+
+
+def encoder_ops(d_model, heads, d_ff, rows, layers, final_norm, norm_first=True, causal=False):
+    """The kernel calls of one pass of an encoder over `rows` valid rows."""
+    keys = (rows + 1) / 2 if causal else rows
+    layer = (layer_norm(rows, d_model) * (3 if norm_first else 2)  # pre-norm: once more for keys and values
+             + linear(rows, d_model, d_model) * 4 + attention(rows, keys, d_model, heads, causal)
+             + linear(rows, d_model, d_ff) + elementwise("activation", rows, d_ff) + linear(rows, d_ff, d_model)
+             + elementwise("add", rows, d_model) * 2 + elementwise("glue", rows, d_model))
+    return layer * layers + (layer_norm(rows, d_model, tiled=False) if final_norm else [])
+
+
+def units(ops):
+    """The report's units of work: multiply-adds of linear / scores / context, softmax scores,
+    elements of LayerNorm, activation, add and glue."""
+    out = {}
+
+    def add(kind, n):
+        out[kind] = out.get(kind, 0) + n
+
+    for op in ops:
+        if op[0] == "linear":
+            add("linear", op[1] * op[2] * op[3])
+        elif op[0] == "attention":
+            _, rows, keys, d, heads, _ = op
+            add("scores", round(rows * keys * d))
+            add("softmax", round(heads * rows * keys))
+            add("context", round(rows * keys * d))
+        else:
+            add(op[0], op[1] * op[2])
+    return out
+
+
+def counts(ops, int8):
+    """{kind: {term: count}} of ops: what the fitted costs multiply. int8 kernels score one row
+    of one head per call and take the final LayerNorm in one call; float ones go tile by tile."""
+    out = {k: {} for k in KINDS}
+
+    def add(kind, **terms):
+        for t, n in terms.items():
+            out[kind][t] = out[kind].get(t, 0) + n
+
+    for op in ops:
+        kind, rows = op[0], op[1]
+        tiles = math.ceil(rows / TILE)
+        if kind == "linear":
+            add("linear", macs=rows * op[2] * op[3], outputs=rows * op[3], calls=tiles)
+        elif kind == "attention":
+            _, _, keys, d, heads, row_by_row = op
+            calls = heads * (rows if int8 or row_by_row else tiles)
+            for k in ("scores", "context"):
+                add(k, macs=rows * keys * d, dots=heads * rows * keys, calls=calls)
+            add("softmax", scores=heads * rows * keys, rows=heads * rows, calls=calls)
+        elif kind == "layer_norm":
+            add("layer_norm", elements=rows * op[2], rows=rows, calls=tiles if op[3] or not int8 else 1)
+        else:
+            add(kind, elements=rows * op[2], rows=rows, calls=tiles)
+    return out
+
+
+# ---- the measured counts and the fit -----------------------------------------------------------
+
+_DATA, _COSTS = None, {}
+
+
+def load():
+    """The measured counts (COSTS_FILE, tools/footprint_costs.json), or None if it is not there."""
+    global _DATA
+    if _DATA is None and COSTS_FILE.exists():
+        _DATA = json.loads(COSTS_FILE.read_text())
+    return _DATA
+
+
+def available():
+    return load() is not None
+
+
+def config_ops(name):
+    """The kernel calls of a measured configuration (valid_len = seq_len)."""
+    c = load()["configs"][name]
+    return encoder_ops(c["d_model"], c["heads"], c["d_ff"], c["seq_len"], c["layers"], c["final_norm"],
+                       c["norm_first"])
+
+
+def measured(core, precision):
+    """{config: entry} measured for the export precision on core (entry: total, kernels, calls)."""
+    return load()["measured"].get(core, {}).get(MEASURED_PRECISION[precision], {})
+
+
+def _solve(rows):
+    """Least squares of rows [(x..., y)]: coefficients, or None if singular."""
+    n = len(rows[0]) - 1
+    m = [[sum(r[i] * r[j] for r in rows) for j in range(n)] + [sum(r[i] * r[n] for r in rows)] for i in range(n)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        if abs(m[p][c]) < 1e-12 * max(1.0, max(abs(v) for v in m[p])):
+            return None
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [a - f * b for a, b in zip(m[r], m[c])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def fit(samples, terms):
+    """{term: cost} minimising the relative squared error over samples [(counts, measured)],
+    with the main term and the subset of the others that fits best with non-negative costs
+    (fewer terms when equally good)."""
+    samples = [(c, y) for c, y in samples if y > 0]
+    if not samples:
+        return {}
+    best = None
+    for r in range(len(terms)):
+        for extra in itertools.combinations(terms[1:], r):
+            use = (terms[0],) + extra
+            if len(use) > len(samples):
+                continue
+            x = _solve([[c.get(t, 0) / y for t in use] + [1.0] for c, y in samples])
+            if x is None or any(v < 0 for v in x):
+                continue
+            err = sum((sum(v * c.get(t, 0) for v, t in zip(x, use)) / y - 1) ** 2 for c, y in samples)
+            if best is None or err < best[0] - 1e-9:
+                best = (err, dict(zip(use, x)))
+    return best[1] if best else {}
+
+
+def costs(core, precision):
+    """{kind: {term: instructions per count}} of core and the export precision."""
+    if (core, precision) not in _COSTS:
+        entries = measured(core, precision)
+        int8 = precision == "int8"
+        samples = {name: counts(config_ops(name), int8) for name in entries}
+        _COSTS[core, precision] = {
+            kind: fit([(samples[name][kind], e["kernels"].get(kind, 0)) for name, e in entries.items()], TERMS[kind])
+            for kind in KINDS}
+    return _COSTS[core, precision]
+
+
+def estimate(ops, core, precision):
+    """Estimated instructions of the kernel calls ops on core, for the export precision (f32,
+    f16, int8), or None without the measured counts."""
+    if not available() or not measured(core, precision):
+        return None
+    c = counts(ops, precision == "int8")
+    return sum(v * c[kind].get(t, 0) for kind, terms in costs(core, precision).items() for t, v in terms.items())
+
+
+def source():
+    """Where the estimates come from, for the report."""
+    data = load()
+    if data is None:
+        return f"no measured costs ({COSTS_FILE.name} not found beside {Path(__file__).name}: run make footprint)"
+    configs = sorted({c for core in data["measured"].values() for p in core.values() for c in p})
+    return (f"make footprint's speed proxy ({COSTS_FILE.name}, {data['options']}, configurations "
+            f"{', '.join(configs)}), fitted per kernel")
