@@ -127,44 +127,9 @@ CONFIG_ROWS(wide)
 
 // ---- where the time goes ---------------------------------------------------------------------
 
-// Kernel set K whose kernels of the kinds in left_out return at once (kernel_share.hpp); the
-// kernels themselves are K's.
-template <class K>
-struct leaving_out : K {
-    template <int In, int Out, int WStride = Out, class W>
-    static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
-        if (left_out::has(k_linear)) return;
-        K::template linear<In, Out, WStride>(x, rows, w, b, y);
-    }
-    template <int N, class W>
-    static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
-        if (left_out::has(k_layer_norm)) return;
-        K::template layer_norm<N>(x, rows, g, b, eps, y);
-    }
-    template <int HeadDim, int KStride, int QStride>
-    static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
-        if (left_out::has(k_attention)) return;
-        K::template attention_scores<HeadDim, KStride, QStride>(q, rows, kt, n, s);
-    }
-    template <int Stride>
-    static void softmax(float* s, int rows, int n) noexcept {
-        if (left_out::has(k_softmax)) return;
-        K::template softmax<Stride>(s, rows, n);
-    }
-    template <int HeadDim, int VStride, int PStride>
-    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-        if (left_out::has(k_attention)) return;
-        K::template attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
-    }
-    template <sf::activation_kind Act>
-    static void activate(float* x, int n) noexcept {
-        if (left_out::has(k_activation)) return;
-        K::template activate<Act>(x, n);
-    }
-};
-
-// The encoder's own composition (sf::forward_with) on that kernel set, whole sequence,
-// with the workspace an encoder on Backend holds. nonlinear_share: softmax + LayerNorm + GELU.
+// The encoder's own composition (sf::forward_with) on leaving_out<kernel_set<Backend>>
+// (kernel_share.hpp), whole sequence, with the workspace an encoder on Backend holds.
+// nonlinear_share: softmax + LayerNorm + GELU.
 template <class Cfg, class Backend>
 void share(benchmark::State& state) {
     static sf::workspace_for<Cfg, Backend> ws;

@@ -70,54 +70,11 @@ ENCODER_ROWS(wide)
 
 // ---- where the time goes ---------------------------------------------------------------------
 
-// int8 kernel set K whose kernels of the kinds in left_out return at once (kernel_share.hpp);
-// the kernels themselves are K's.
-template <class K>
-struct leaving_out_int8 : K {
-    template <int In, int Out>
-    static void linear(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-        if (left_out::has(k_linear)) return;
-        K::linear(x, rows, p, y);
-    }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const sf::layer_norm_int8<N>& p, std::int8_t* y) noexcept {
-        if (left_out::has(k_layer_norm)) return;
-        K::layer_norm(x, rows, p, y);
-    }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
-        if (left_out::has(k_attention)) return;
-        K::template attention_scores<HeadDim, KStride>(q, kt, n, s);
-    }
-    static void softmax(std::int32_t* s, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
-        if (left_out::has(k_softmax)) return;
-        K::softmax(s, n, m, p);
-    }
-    template <int Stride>
-    static void softmax_rows(std::int32_t* s, int rows, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
-        if (left_out::has(k_softmax)) return;
-        K::template softmax_rows<Stride>(s, rows, n, m, p);
-    }
-    template <int HeadDim, int VStride>
-    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
-                                  std::int8_t* ctx) noexcept {
-        if (left_out::has(k_attention)) return;
-        K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx);
-    }
-    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-        if (left_out::has(k_activation)) return;
-        K::activate(x, n, table);
-    }
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const sf::add_int8& p) noexcept {
-        if (left_out::has(k_add)) return;
-        K::add(x, a, n, p);
-    }
-};
-
-// The encoder's own composition (sf::forward_with) on that kernel set, whole
-// sequence, with the workspace an encoder on Backend holds. The requantisation of the linear
-// layers and of attention's context happens inside those kernels, so it counts as linear and
-// attention; nonlinear_share is softmax + LayerNorm + activation + the requantising residual adds.
+// The encoder's own composition (sf::forward_with) on leaving_out<int8_kernel_set<Backend>>
+// (kernel_share.hpp), whole sequence, with the workspace an encoder on Backend holds. The
+// requantisation of the linear layers and of attention's context happens inside those kernels,
+// so it counts as linear and attention; nonlinear_share is softmax + LayerNorm + activation +
+// the requantising residual adds.
 template <class Cfg, class Backend>
 void share_int8(benchmark::State& state) {
     static sf::workspace_int8_for<Cfg, Backend> ws;
@@ -127,8 +84,7 @@ void share_int8(benchmark::State& state) {
     measure_share(
         state,
         [&] {
-            sf::forward_with<leaving_out_int8<sf::int8_kernel_set<Backend>>>(w, ws, x.data(), y.data(),
-                                                                                    Cfg::seq_len);
+            sf::forward_with<leaving_out<sf::int8_kernel_set<Backend>>>(w, ws, x.data(), y.data(), Cfg::seq_len);
         },
         {k_linear, k_attention, k_softmax, k_layer_norm, k_activation, k_add},
         {k_softmax, k_layer_norm, k_activation, k_add});

@@ -24,17 +24,48 @@
 #include <string>
 #include <vector>
 
+#include <staticformer/kernels/decorated.hpp>
+
 namespace sfbench {
 
 enum kernel_kind { k_linear, k_attention, k_softmax, k_layer_norm, k_activation, k_add, kernel_kinds };
 inline const char* const kernel_kind_name[kernel_kinds] = {"linear", "attention", "softmax",
                                                            "layer_norm", "activation", "add"};
 
-// The kinds of kernel the wrapped kernel sets leave out, one bit per kernel_kind.
+// The kernel_kind an op counts as; kernel_kinds for the ops never left out (key and value
+// stores, embeddings, mean pooling).
+constexpr kernel_kind kind_of(staticformer::kernels::op_kind op) noexcept {
+    using staticformer::kernels::op_kind;
+    switch (op) {
+        case op_kind::linear: return k_linear;
+        case op_kind::scores:
+        case op_kind::context: return k_attention;
+        case op_kind::softmax: return k_softmax;
+        case op_kind::layer_norm: return k_layer_norm;
+        case op_kind::activation: return k_activation;
+        case op_kind::add: return k_add;
+        default: return kernel_kinds;
+    }
+}
+
+// The kinds of kernel leaving_out<K> leaves out, one bit per kernel_kind; the hook that does it.
 struct left_out {
     static inline unsigned kinds = 0;
     static bool has(kernel_kind k) noexcept { return (kinds >> k & 1u) != 0; }
+
+    template <staticformer::kernels::op_kind Op, class Call>
+    static void run(const Call& call) noexcept {
+        if constexpr (kind_of(Op) == kernel_kinds)
+            call();
+        else if (!has(kind_of(Op)))
+            call();
+    }
 };
+
+// Kernel set K (float or int8) whose kernels of the kinds in left_out return at once; the
+// kernels themselves are K's.
+template <class K>
+using leaving_out = staticformer::kernels::decorated<K, left_out>;
 
 // Times forward() (one pass) with every kind in `kinds` left out in turn, and with all of
 // `nonlinear` left out together, and reports: share_<kind>, the time saved without that kind

@@ -1,6 +1,5 @@
-// staticformer: the int8 encoder's workspace and composition (normative: the order of stages and
-// the buffers they use are part of the arithmetic). The same stages as the float composition in
-// encoder.hpp, on int8 tensors; every step is integer-only (kernels/reference/*_int8.hpp).
+// staticformer: the int8 encoder's workspace, steps and forward pass: composition.hpp's stages
+// (normative) on int8 tensors; every step is integer-only (kernels/reference/*_int8.hpp).
 #pragma once
 
 #include <cstddef>
@@ -8,6 +7,7 @@
 #include <cstring>
 
 #include "call_checks.hpp"
+#include "composition.hpp"
 #include "config.hpp"
 #include "kernels/backends.hpp"
 #include "status.hpp"
@@ -41,98 +41,98 @@ using workspace_int8_for = workspace_int8<Cfg, tile_for<Cfg, Backend>>;
 
 namespace detail {
 
+// The int8 attention schedule: query rows [r0, r0 + rows) (at ws.query, D apart) over the n
+// valid keys (causal: row i over keys 0..i), their context in place of their queries. With an
+// attention batch of 1 row by row, head by head; else (row, head) pairs k = r H + h, B at a time:
+// scores of all B, their softmax (one call: a kernel set may overlap the rows' dependent steps),
+// contexts. Pairs of one call share their key count: causal calls stay within a row. Out of line:
+// inlined, GCC 12 lays out the reference kernels' loops around it less well on Cortex-M.
 template <class Cfg, class K, int Tile>
-struct composition_int8 {
-    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
-    static constexpr int H = Cfg::heads, Dh = Cfg::head_dim;
+STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, int r0, int rows, int n,
+                                                  workspace_int8<Cfg, Tile>& ws) noexcept {
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim, T = Tile;
+    constexpr int B = workspace_int8<Cfg, Tile>::attention_batch;
+    const auto keys = [&](int r) { return Cfg::is_causal ? r0 + r + 1 : n; };
+    if constexpr (B == 1) {
+        for (int r = 0; r < rows; ++r)
+            for (int h = 0; h < H; ++h) {
+                std::int8_t* q = ws.query + r * D + h * Dh;
+                K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, keys(r), ws.scores);
+                K::softmax(ws.scores, keys(r), a.logits, ws.probs);
+                K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, keys(r), a.context, q);
+            }
+    } else {
+        const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
+        constexpr int group = Cfg::is_causal ? H : T * H;
+        for (int g0 = 0; g0 < rows * H; g0 += group) {
+            const int g_end = rows * H - g0 < group ? rows * H : g0 + group, m = keys(g0 / H);
+            for (int k0 = g0; k0 < g_end; k0 += B) {
+                const int count = g_end - k0 < B ? g_end - k0 : B;
+                for (int b = 0; b < count; ++b)
+                    K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, m,
+                                                        ws.scores + b * S);
+                K::template softmax_rows<S>(ws.scores, count, m, a.logits, ws.probs);
+                for (int b = 0; b < count; ++b)
+                    K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, m, a.context,
+                                                         query(k0 + b));
+            }
+        }
+    }
+}
+
+// The int8 steps of the composition (composition.hpp).
+template <class Cfg, class K, int Tile>
+struct int8_steps {
+    static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, F = Cfg::d_ff, Dh = Cfg::head_dim;
+    using value = std::int8_t;
     using layer = layer_weights_int8<Cfg>;
     using workspace = workspace_int8<Cfg, Tile>;
 
-    static const std::int8_t* block_input(const std::int8_t* x, int rows, const layer_norm_int8<D>& norm,
-                                          std::int8_t* normed) noexcept {
-        if constexpr (Cfg::norm_first) {
-            K::layer_norm(x, rows, norm, normed);
-            return normed;
+    static std::int8_t* normed(workspace& ws) noexcept { return ws.normed; }
+    static void layer_norm(const layer& w, before_attention, const value* x, int rows, value* y) noexcept {
+        K::layer_norm(x, rows, w.norm1, y);
+    }
+    static void layer_norm(const layer& w, before_feed_forward, const value* x, int rows, value* y) noexcept {
+        K::layer_norm(x, rows, w.norm2, y);
+    }
+    template <class Weights>
+    static void final_norm(const Weights& w, std::int8_t* y, int rows) noexcept {
+        K::layer_norm(y, rows, w.final_norm.norm, y);
+    }
+
+    // Keys, then values, of a tile through proj into the set's layouts.
+    static void keys_and_values(const layer& w, const std::int8_t* src, int rows, int r0, workspace& ws) noexcept {
+        K::linear(src, rows, w.key, ws.proj);
+        K::template store_keys<D, Dh, S>(ws.proj, rows, r0, ws.keys_t);
+        K::linear(src, rows, w.value, ws.proj);
+        K::template store_values<D, Dh, S>(ws.proj, rows, r0, ws.values);
+    }
+    // (The queries' scale holds 1 / sqrt(head_dim): no step of its own.)
+    static std::int8_t* queries(const layer& w, const std::int8_t* src, int rows, workspace& ws) noexcept {
+        K::linear(src, rows, w.query, ws.query);
+        return ws.query;
+    }
+    static void attend(const layer& w, std::int8_t*, int r0, int rows, int n, workspace& ws) noexcept {
+        attention_rows_int8<Cfg, K, Tile>(w.attention, r0, rows, n, ws);
+    }
+    static void add_output_projection(const layer& w, const std::int8_t* q, int rows, std::int8_t* x,
+                                      workspace& ws) noexcept {
+        K::linear(q, rows, w.out, ws.proj);
+        K::add(x, ws.proj, rows * D, w.residual1);
+    }
+    static std::int8_t* hidden(const layer& w, const std::int8_t* src, int rows, workspace& ws) noexcept {
+        if constexpr (K::fuses_activation) {
+            K::linear_activate(src, rows, w.ff1, w.activation, ws.hidden);
         } else {
-            return x;
+            K::linear(src, rows, w.ff1, ws.hidden);
+            K::activate(ws.hidden, rows * F, w.activation);
         }
+        return ws.hidden;
     }
-
-    static void attention_block(const layer& w, std::int8_t* y, int n, workspace& ws) noexcept {
-        for (int r0 = 0; r0 < n; r0 += T) {
-            const int rows = n - r0 < T ? n - r0 : T;
-            const std::int8_t* src = block_input(y + r0 * D, rows, w.norm1, ws.normed);
-            K::linear(src, rows, w.key, ws.proj);
-            K::template store_keys<D, Dh, S>(ws.proj, rows, r0, ws.keys_t);
-            K::linear(src, rows, w.value, ws.proj);
-            K::template store_values<D, Dh, S>(ws.proj, rows, r0, ws.values);
-        }
-        for (int r0 = 0; r0 < n; r0 += T) {
-            const int rows = n - r0 < T ? n - r0 : T;
-            std::int8_t* x = y + r0 * D;
-            const std::int8_t* src = block_input(x, rows, w.norm1, ws.normed);
-            K::linear(src, rows, w.query, ws.query);
-            constexpr int B = workspace::attention_batch;
-            // Keys each query row attends to: all n, or rows 0..i for row i (causal).
-            const auto keys = [&](int r) { return Cfg::is_causal ? r0 + r + 1 : n; };
-            if constexpr (B == 1) {  // row by row, head by head
-                for (int r = 0; r < rows; ++r) {
-                    for (int h = 0; h < H; ++h) {
-                        std::int8_t* q = ws.query + r * D + h * Dh;
-                        K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, keys(r), ws.scores);
-                        K::softmax(ws.scores, keys(r), w.attention.logits, ws.probs);
-                        K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, keys(r), w.attention.context,
-                                                             q);
-                    }
-                }
-            } else {  // (row, head) pairs k = r H + h, B at a time: scores of all B, their softmax
-                      // (one call: a kernel set may overlap the rows' dependent steps), contexts.
-                      // Pairs of one call share their key count: causal calls stay within a row.
-                const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
-                constexpr int group = Cfg::is_causal ? H : T * H;
-                for (int g0 = 0; g0 < rows * H; g0 += group) {
-                    const int g_end = rows * H - g0 < group ? rows * H : g0 + group, m = keys(g0 / H);
-                    for (int k0 = g0; k0 < g_end; k0 += B) {
-                        const int count = g_end - k0 < B ? g_end - k0 : B;
-                        for (int b = 0; b < count; ++b)
-                            K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, m,
-                                                                ws.scores + b * S);
-                        K::template softmax_rows<S>(ws.scores, count, m, w.attention.logits, ws.probs);
-                        for (int b = 0; b < count; ++b)
-                            K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, m,
-                                                                 w.attention.context, query(k0 + b));
-                    }
-                }
-            }
-            K::linear(ws.query, rows, w.out, ws.proj);
-            K::add(x, ws.proj, rows * D, w.residual1);
-            if constexpr (!Cfg::norm_first) K::layer_norm(x, rows, w.norm1, x);
-        }
-    }
-
-    static void feed_forward_block(const layer& w, std::int8_t* y, int n, workspace& ws) noexcept {
-        for (int r0 = 0; r0 < n; r0 += T) {
-            const int rows = n - r0 < T ? n - r0 : T;
-            std::int8_t* x = y + r0 * D;
-            const std::int8_t* src = block_input(x, rows, w.norm2, ws.normed);
-            if constexpr (K::fuses_activation) {
-                K::linear_activate(src, rows, w.ff1, w.activation, ws.hidden);
-            } else {
-                K::linear(src, rows, w.ff1, ws.hidden);
-                K::activate(ws.hidden, rows * F, w.activation);
-            }
-            K::linear(ws.hidden, rows, w.ff2, ws.proj);
-            K::add(x, ws.proj, rows * D, w.residual2);
-            if constexpr (!Cfg::norm_first) K::layer_norm(x, rows, w.norm2, x);
-        }
-    }
-
-    static void run(const encoder_weights<Cfg, int8>& w, std::int8_t* y, int n, workspace& ws) noexcept {
-        for (int l = 0; l < Cfg::layers; ++l) {
-            attention_block(w.layer[l], y, n, ws);
-            feed_forward_block(w.layer[l], y, n, ws);
-        }
-        if constexpr (Cfg::has_final_norm) K::layer_norm(y, n, w.final_norm.norm, y);
+    static void add_feed_forward_output(const layer& w, const std::int8_t* hidden, int rows, std::int8_t* x,
+                                        workspace& ws) noexcept {
+        K::linear(hidden, rows, w.ff2, ws.proj);
+        K::add(x, ws.proj, rows * D, w.residual2);
     }
 };
 
@@ -145,7 +145,7 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
     if (s != status::ok) return s;
     const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model, valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
-    composition_int8<Cfg, K, Tile>::run(w, y, valid_len, ws);
+    composition<Cfg, int8_steps<Cfg, K, Tile>>::run(w, y, valid_len, ws);
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
     return status::ok;
 }

@@ -23,8 +23,8 @@ namespace staticformer {
 // What a model reads: token ids (std::int32_t), or features / an image: floats (f32, f16) or
 // int8 values quantised with weights.quant.input (int8).
 template <class M, class P = f32>
-using model_input_t = std::conditional_t<M::input == input_kind::tokens, std::int32_t,
-                                         std::conditional_t<std::is_same<P, int8>::value, std::int8_t, float>>;
+using model_input_t =
+    std::conditional_t<M::input == input_kind::tokens, std::int32_t, typename precision_traits<P>::value>;
 // What a model writes: floats (f32, f16); int8: int32 logits with a head, else int8 rows.
 template <class M, class P = f32>
 using model_output_t =
@@ -40,10 +40,9 @@ using activation_precision = std::conditional_t<std::is_same<P, int8>::value, in
 template <class M, int Tile, class P = f32>
 struct model_workspace {
     static constexpr int D = M::d_model, S = M::seq_len;
-    static constexpr bool is_int8 = std::is_same<P, int8>::value;
     static constexpr bool pooled_output = M::pooling != pooling_kind::none;
-    using value = std::conditional_t<is_int8, std::int8_t, float>;
-    std::conditional_t<is_int8, workspace_int8<typename M::encoder, Tile>, workspace<typename M::encoder, Tile>> encoder;
+    using value = typename precision_traits<P>::value;
+    typename precision_traits<P>::template workspace<typename M::encoder, Tile> encoder;
     alignas(64) value sequence[pooled_output ? S * D : 1];
     alignas(64) value patches[M::input == input_kind::patches ? Tile * M::features : 1];
     alignas(64) value pooled[M::has_head ? D : 1];
@@ -79,14 +78,18 @@ inline void patch_tiles(const V* image, int n, V* buffer, Project&& project) noe
     }
 }
 
+// The float precisions' model steps (f32, f16 weights; float rows).
 template <class M, class K, class P, int Tile>
-struct model_composition {
+struct float_model_steps {
     using Cfg = typename M::encoder;
-    using element = weight_element_t<P>;
+    using value = float;
+    using weights = model_weights<M, P>;
+    using workspace = model_workspace<M, Tile, f32>;
+    using encoder_steps = float_steps<Cfg, K, weight_element_t<P>, Tile>;
     static constexpr int D = M::d_model, S = M::seq_len, T = Tile, first = M::has_cls ? 1 : 0;
 
     // The position table (sinusoidal: float; learned: the weights' element), or null.
-    static auto positions(const model_weights<M, P>& w) noexcept {
+    static auto positions(const weights& w) noexcept {
         if constexpr (M::positions == positions_kind::sinusoidal)
             return &math::sinusoids<S, D>.v[0][0];
         else if constexpr (M::positions == positions_kind::learned)
@@ -97,10 +100,8 @@ struct model_composition {
     // Scaled token embeddings take their positions in the input step; the CLS row still needs its own.
     static constexpr bool fused_positions = M::input == input_kind::tokens && M::scales_embedding;
 
-    // Rows [first, first + n) from the input.
-    static void front(const model_weights<M, P>& w, const model_input_t<M>* in, int n, float* y,
-                      model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
-        float* rows = y + first * D;
+    // n rows from the input into rows.
+    static void front(const weights& w, const model_input_t<M, P>* in, int n, float* rows, workspace& ws) noexcept {
         if constexpr (M::input == input_kind::tokens) {
             if constexpr (M::scales_embedding)  // the positions of these rows fused in (embed_scaled)
                 K::template embed_scaled<D>(&w.input.table[0][0], in, n, M::embedding_scale,
@@ -115,94 +116,123 @@ struct model_composition {
             });
         }
     }
-
-    // The output of a pass whose encoder output is in y (n valid rows).
-    static void back(const model_weights<M, P>& w, const float* y, int n, float* out,
-                     model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
-        if constexpr (M::pooling == pooling_kind::none) return;
-        float* pooled = M::has_head ? ws.pooled : out;
-        if constexpr (M::pooling == pooling_kind::cls)
-            std::memcpy(pooled, y, D * sizeof(float));
-        else if constexpr (M::pooling == pooling_kind::mean)
-            K::template mean_rows<D>(y, n, pooled);
-        if constexpr (M::has_head) K::template linear<D, M::classes>(pooled, 1, &w.head.w[0][0], w.head.b, out);
+    static void cls(const weights& w, float* y) noexcept {
+        for (int c = 0; c < D; ++c) y[c] = math::widen(w.cls.token[c]);
     }
-
-    // Steps 1 and 2 into y (seq_len rows; padded rows zero); returns the valid rows. observe(y, n)
-    // sees the rows after the input step and after the positions (the int8 calibration).
-    template <class Observe>
-    static int embed_rows(const model_weights<M, P>& w, const model_input_t<M>* in, int valid_tokens, float* y,
-                          model_workspace<M, Tile, activation_precision<P>>& ws, Observe&& observe) noexcept {
-        const int n = first + valid_tokens;
-        front(w, in, valid_tokens, y, ws);
-        if constexpr (M::has_cls)
-            for (int c = 0; c < D; ++c) y[c] = math::widen(w.cls.token[c]);
-        observe(static_cast<const float*>(y), n);
-        if constexpr (M::positions != positions_kind::none) K::add(y, positions(w), (fused_positions ? first : n) * D);
-        observe(static_cast<const float*>(y), n);
-        if constexpr (M::has_embedding_norm)
-            for (int r0 = 0; r0 < n; r0 += T) {
-                const int rows = n - r0 < T ? n - r0 : T;
-                K::template layer_norm<D>(y + r0 * D, rows, w.embedding_norm.gamma, w.embedding_norm.beta, Cfg::eps,
-                                          y + r0 * D);
-            }
-        std::memset(y + std::size_t(n) * D, 0, std::size_t(S - n) * D * sizeof(float));  // padded rows: zero, no work
-        return n;
+    static void add_positions(const weights& w, float* y, int n) noexcept {
+        K::add(y, positions(w), (fused_positions ? first : n) * D);
     }
-
-    static void run(const model_weights<M, P>& w, const model_input_t<M>* in, int valid_tokens, float* out,
-                    model_workspace<M, Tile, activation_precision<P>>& ws) noexcept {
-        float* y = model_workspace<M, Tile, f32>::pooled_output ? ws.sequence : out;
-        const int n = embed_rows(w, in, valid_tokens, y, ws, [](const float*, int) {});
-        composition<Cfg, K, element, Tile>::run(w.encoder, y, n, ws.encoder);
-        back(w, y, n, out, ws);
+    static void embedding_norm(const weights& w, float* y, int rows) noexcept {
+        K::template layer_norm<D>(y, rows, w.embedding_norm.gamma, w.embedding_norm.beta, Cfg::eps, y);
+    }
+    static void mean_rows(const float* y, int n, float* pooled) noexcept { K::template mean_rows<D>(y, n, pooled); }
+    static void head(const weights& w, const float* pooled, float* out) noexcept {
+        K::template linear<D, M::classes>(pooled, 1, &w.head.w[0][0], w.head.b, out);
+    }
+    static void pad(const weights&, float* y, int n) noexcept {  // padded rows: zero
+        std::memset(y + std::size_t(n) * D, 0, std::size_t(S - n) * D * sizeof(float));
     }
 };
 
-// The int8 model (model_weights_int8.hpp): the same steps on int8 rows.
+// The int8 model steps (model_weights_int8.hpp): int8 rows, int32 logits.
 template <class M, class K, int Tile>
-struct model_composition_int8 {
+struct int8_model_steps {
     using Cfg = typename M::encoder;
+    using value = std::int8_t;
     using weights = model_weights<M, int8>;
-    using ws_type = model_workspace<M, Tile, int8>;
-    static constexpr int D = M::d_model, S = M::seq_len, T = Tile, first = M::has_cls ? 1 : 0;
+    using workspace = model_workspace<M, Tile, int8>;
+    using encoder_steps = int8_steps<Cfg, K, Tile>;
+    static constexpr int D = M::d_model, S = M::seq_len, T = Tile;
 
-    static void front(const weights& w, const model_input_t<M, int8>* in, int n, std::int8_t* y, ws_type& ws) noexcept {
-        std::int8_t* rows = y + first * D;
+    static void front(const weights& w, const model_input_t<M, int8>* in, int n, std::int8_t* rows,
+                      workspace& ws) noexcept {
         if constexpr (M::input == input_kind::tokens) {
             K::template embed<D>(&w.input.table[0][0], in, n, rows);
         } else if constexpr (M::input == input_kind::features) {
             K::linear(in, n, w.input.projection, rows);
         } else {
-            patch_tiles<M, T>(in, n, ws.patches,
-                              [&](int t0, int count) { K::linear(ws.patches, count, w.input.projection, rows + t0 * D); });
+            patch_tiles<M, T>(in, n, ws.patches, [&](int t0, int count) {
+                K::linear(ws.patches, count, w.input.projection, rows + t0 * D);
+            });
+        }
+    }
+    static void cls(const weights& w, std::int8_t* y) noexcept { std::memcpy(y, w.cls.token, D); }
+    static void add_positions(const weights& w, std::int8_t* y, int n) noexcept {
+        if constexpr (M::positions == positions_kind::sinusoidal)
+            K::add(y, &math::sinusoids_int8<S, D>.v[0][0], n * D, w.quant.add_positions);
+        else
+            K::add(y, &w.positions.table[0][0], n * D, w.quant.add_positions);
+    }
+    static void embedding_norm(const weights& w, std::int8_t* y, int rows) noexcept {
+        K::layer_norm(y, rows, w.embedding_norm.norm, y);
+    }
+    static void mean_rows(const std::int8_t* y, int n, std::int8_t* pooled) noexcept {
+        K::template mean_rows<D>(y, n, pooled);
+    }
+    static void head(const weights& w, const std::int8_t* pooled, std::int32_t* out) noexcept {
+        K::linear_wide(pooled, 1, w.head.linear, out);
+    }
+    static void pad(const weights& w, std::int8_t* y, int n) noexcept {  // padded rows: the output's code of 0.0
+        std::memset(y + std::size_t(n) * D, static_cast<unsigned char>(w.encoder.output.zero_point),
+                    std::size_t(S - n) * D);
+    }
+};
+
+// A precision's model steps with kernel set K.
+template <class M, class K, class P, int Tile>
+struct model_steps_for {
+    using type = float_model_steps<M, K, P, Tile>;
+};
+template <class M, class K, int Tile>
+struct model_steps_for<M, K, int8, Tile> {
+    using type = int8_model_steps<M, K, Tile>;
+};
+
+// The one model composition (the steps of this file's header comment), for every precision.
+template <class M, class Steps>
+struct model_composition {
+    using Cfg = typename M::encoder;
+    using value = typename Steps::value;
+    using weights = typename Steps::weights;
+    using workspace = typename Steps::workspace;
+    static constexpr int D = M::d_model, T = Steps::T, first = M::has_cls ? 1 : 0;
+
+    // Steps 1 and 2 into y; returns the valid rows. observe(y, n) sees the rows after the input
+    // step and after the positions (the int8 calibration).
+    template <class Input, class Observe>
+    static int embed_rows(const weights& w, const Input* in, int valid_tokens, value* y, workspace& ws,
+                          Observe&& observe) noexcept {
+        const int n = first + valid_tokens;
+        Steps::front(w, in, valid_tokens, y + first * D, ws);
+        if constexpr (M::has_cls) Steps::cls(w, y);
+        observe(static_cast<const value*>(y), n);
+        if constexpr (M::positions != positions_kind::none) Steps::add_positions(w, y, n);
+        observe(static_cast<const value*>(y), n);
+        if constexpr (M::has_embedding_norm)
+            each_tile<T>(n, [&](int r0, int rows) { Steps::embedding_norm(w, y + r0 * D, rows); });
+        return n;
+    }
+
+    // Step 4: the output of a pass whose encoder output is in y (n valid rows).
+    template <class Output>
+    static void back(const weights& w, const value* y, int n, Output* out, workspace& ws) noexcept {
+        if constexpr (M::pooling != pooling_kind::none) {
+            value* pooled = M::has_head ? ws.pooled : reinterpret_cast<value*>(out);
+            if constexpr (M::pooling == pooling_kind::cls)
+                std::memcpy(pooled, y, D * sizeof(value));
+            else
+                Steps::mean_rows(y, n, pooled);
+            if constexpr (M::has_head) Steps::head(w, pooled, out);
         }
     }
 
-    static void run(const weights& w, const model_input_t<M, int8>* in, int valid_tokens, model_output_t<M, int8>* out,
-                    ws_type& ws) noexcept {
-        std::int8_t* y = ws_type::pooled_output ? ws.sequence : reinterpret_cast<std::int8_t*>(out);
-        const int n = first + valid_tokens;
-        front(w, in, valid_tokens, y, ws);
-        if constexpr (M::has_cls) std::memcpy(y, w.cls.token, D);
-        if constexpr (M::positions == positions_kind::sinusoidal)
-            K::add(y, &math::sinusoids_int8<S, D>.v[0][0], n * D, w.quant.add_positions);
-        else if constexpr (M::positions == positions_kind::learned)
-            K::add(y, &w.positions.table[0][0], n * D, w.quant.add_positions);
-        if constexpr (M::has_embedding_norm) K::layer_norm(y, n, w.embedding_norm.norm, y);
-        composition_int8<Cfg, K, Tile>::run(w.encoder, y, n, ws.encoder);
-        if constexpr (M::pooling == pooling_kind::none) {  // padded rows: the output's code of 0.0
-            std::memset(y + std::size_t(n) * D, static_cast<unsigned char>(w.encoder.output.zero_point),
-                        std::size_t(S - n) * D);
-            return;
-        } else {
-            std::int8_t* pooled = M::has_head ? ws.pooled : reinterpret_cast<std::int8_t*>(out);
-            if constexpr (M::pooling == pooling_kind::cls)
-                std::memcpy(pooled, y, D);
-            else
-                K::template mean_rows<D>(y, n, pooled);
-            if constexpr (M::has_head) K::linear_wide(pooled, 1, w.head.linear, out);
-        }
+    template <class Input, class Output>
+    static void run(const weights& w, const Input* in, int valid_tokens, Output* out, workspace& ws) noexcept {
+        value* y = workspace::pooled_output ? ws.sequence : reinterpret_cast<value*>(out);
+        const int n = embed_rows(w, in, valid_tokens, y, ws, [](const value*, int) {});
+        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, n, ws.encoder);
+        if constexpr (M::pooling == pooling_kind::none) Steps::pad(w, y, n);  // the output is the sequence
+        back(w, y, n, out, ws);
     }
 };
 
@@ -229,11 +259,10 @@ inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Til
                             const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens) noexcept {
     const status s = check_model_input<M, P>(in, out, valid_tokens);
     if (s != status::ok) return s;
+    model_composition<M, typename model_steps_for<M, K, P, Tile>::type>::run(w, in, valid_tokens, out, ws);
     if constexpr (std::is_same<P, int8>::value) {
-        model_composition_int8<M, K, Tile>::run(w, in, valid_tokens, out, ws);
         return status::ok;
     } else {
-        model_composition<M, K, P, Tile>::run(w, in, valid_tokens, out, ws);
         const std::size_t outputs = M::pooling == pooling_kind::none
                                         ? std::size_t(valid_tokens + (M::has_cls ? 1 : 0)) * M::d_model
                                         : M::output_values;
@@ -243,7 +272,7 @@ inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Til
 
 // The kernel set of a backend for precision P.
 template <class P, class Backend>
-using kernel_set_for = std::conditional_t<std::is_same<P, int8>::value, int8_kernel_set<Backend>, kernel_set<Backend>>;
+using kernel_set_for = typename precision_traits<P>::template kernels<Backend>;
 
 }  // namespace detail
 

@@ -135,5 +135,3 @@ inline void convert_weights(const model_weights<M, PIn>& in, model_weights<M, PO
 }
 
 }  // namespace staticformer
-
-#include "model_weights_int8.hpp"  // model_weights<M, int8>

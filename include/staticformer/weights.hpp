@@ -18,7 +18,6 @@
 #include "config.hpp"
 #include "math/finite.hpp"
 #include "math/fp16.hpp"
-#include "weights_int8.hpp"
 
 namespace staticformer {
 

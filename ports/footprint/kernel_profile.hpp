@@ -6,23 +6,25 @@
 //
 //  1. plain:  sf_fp_run(), i.e. sf::forward<backend>() as a user calls it, counted whole.
 //  2. split:  the same composition with a kernel set that reads the counter around every kernel
-//             call (as tests/encoder_test.cpp's `counting` counts calls): f32 / f16
-//             sf::forward_with<profiled>(), `profiled` deriving from
-//             kernel_set<reference>; int8 sf::forward_with<profiled_int8<K>>(),
-//             K = int8_kernel_set<backend> (reference, or the port's DSP kernels). Each span adds its raw SysTick
-//             delta to its kernel; the counter is read free-running (no wait for a tick edge),
-//             so the 40-instruction quantisation (31.25 on AN547) of a span is unbiased and
-//             averages out over the ~1000 spans of an inference.
+//             call (kernels::decorated with the hook `spans`): f32 / f16
+//             sf::forward_with<profiled>(), `profiled` decorating kernel_set<reference>; int8
+//             sf::forward_with<profiled_int8<K>>(), K = int8_kernel_set<backend> (reference,
+//             or the port's DSP kernels). Each span adds its raw SysTick delta to its kernel;
+//             the counter is read free-running (no wait for a tick edge), so the
+//             40-instruction quantisation (31.25 on AN547) of a span is unbiased and averages
+//             out over the ~1000 spans of an inference.
 //  3. empty:  the same span around nothing, many times: the measurement overhead per span,
 //             which tools/footprint.py subtracts (calls x overhead) from each kernel.
 // The time outside kernel spans is the composition's own work ("glue": staging the input,
-// transposing keys, scaling queries, f32 residual adds; int8 adds are a kernel). Both runs' output CRCs are printed: they
-// must be equal (instrumentation must not change a bit).
+// scaling queries) and the key and value stores. Both runs' output CRCs are printed: they must
+// be equal (instrumentation must not change a bit).
 // Included by footprint_main.cpp on Cortex-M (weights header, sf_fp::generator etc. in scope);
 // entry point sf_fp_main_profile, argv[1] = valid_len (default seq_len).
 #pragma once
 
 #include <cstdint>
+
+#include <staticformer/kernels/decorated.hpp>
 
 #include "cycle_counter.h"
 
@@ -85,97 +87,42 @@ struct span {
     }
 };
 
-using base = sf::kernel_set<sf::reference>;
+// The span an op kind is counted in; k_count for the ops counted as glue (key and value
+// stores; embeddings and mean pooling, which an encoder pass does not call).
+constexpr kind span_kind(sf::kernels::op_kind op) {
+    using sf::kernels::op_kind;
+    switch (op) {
+        case op_kind::linear: return k_linear;  // an int8 set's linear_activate too
+        case op_kind::scores: return k_scores;
+        case op_kind::softmax: return k_softmax;
+        case op_kind::context: return k_context;
+        case op_kind::layer_norm: return k_layer_norm;
+        case op_kind::activation: return k_activation;
+        case op_kind::add: return k_add;
+        default: return k_count;
+    }
+}
 
+// The hook of the profiled kernel sets: a span around every kernel call.
+template <bool Exact>
+struct spans {
+    template <sf::kernels::op_kind Op, class Call>
+    __attribute__((always_inline)) static void run(const Call& call) {
+        if constexpr (span_kind(Op) == k_count) {
+            call();
+        } else {
+            span<span_kind(Op), Exact> s;
+            call();
+        }
+    }
+};
+
+// f32 / f16 over kernel_set<reference>; int8 over K = int8_kernel_set<backend>.
 template <bool Exact = false>
-struct profiled_spans : base {
-    // W: float (f32 weights) or the f16 storage type, as kernel_set<reference> takes them.
-    template <int In, int Out, int WStride = Out, class W>
-    static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
-        span<k_linear, Exact> s;
-        base::linear<In, Out, WStride>(x, rows, w, b, y);
-    }
-    template <int N, class W>
-    static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
-        span<k_layer_norm, Exact> s;
-        base::layer_norm<N>(x, rows, g, b, eps, y);
-    }
-    template <int HeadDim, int KStride, int QStride>
-    static void attention_scores(const float* q, int rows, const float* kt, int n, float* out) noexcept {
-        span<k_scores, Exact> s;
-        base::attention_scores<HeadDim, KStride, QStride>(q, rows, kt, n, out);
-    }
-    template <int Stride>
-    static void softmax(float* p, int rows, int n) noexcept {
-        span<k_softmax, Exact> s;
-        base::softmax<Stride>(p, rows, n);
-    }
-    template <int HeadDim, int VStride, int PStride>
-    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-        span<k_context, Exact> s;
-        base::attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
-    }
-    template <sf::activation_kind Act>
-    static void activate(float* x, int n) noexcept {
-        span<k_activation, Exact> s;
-        base::activate<Act>(x, n);
-    }
-    static void add(float* y, const float* x, int n) noexcept {
-        span<k_add, Exact> s;
-        base::add(y, x, n);
-    }
-};
-
+using profiled_spans = sf::kernels::decorated<sf::kernel_set<sf::reference>, spans<Exact>>;
 using profiled = profiled_spans<>;
-
-// int8: the same spans around every kernel of K (int8_kernel_set<backend>).
 template <class K, bool Exact = false>
-struct profiled_int8 : K {
-    template <int In, int Out>
-    static void linear(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-        span<k_linear, Exact> s;
-        K::linear(x, rows, p, y);
-    }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const sf::layer_norm_int8<N>& p, std::int8_t* y) noexcept {
-        span<k_layer_norm, Exact> s;
-        K::layer_norm(x, rows, p, y);
-    }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* out) noexcept {
-        span<k_scores, Exact> s;
-        K::template attention_scores<HeadDim, KStride>(q, kt, n, out);
-    }
-    static void softmax(std::int32_t* sc, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
-        span<k_softmax, Exact> s;
-        K::softmax(sc, n, m, p);
-    }
-    template <int Stride>
-    static void softmax_rows(std::int32_t* sc, int rows, int n, sf::math::fixed_multiplier m, std::int16_t* p) noexcept {
-        span<k_softmax, Exact> s;
-        K::template softmax_rows<Stride>(sc, rows, n, m, p);
-    }
-    template <int HeadDim, int VStride>
-    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, sf::math::fixed_multiplier m,
-                                  std::int8_t* ctx) noexcept {
-        span<k_context, Exact> s;
-        K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx);
-    }
-    template <int In, int Out>  // with fuses_activation: the activation counts as linear
-    static void linear_activate(const std::int8_t* x, int rows, const sf::linear_int8<In, Out>& p,
-                                const std::int8_t* table, std::int8_t* y) noexcept {
-        span<k_linear, Exact> s;
-        K::linear_activate(x, rows, p, table, y);
-    }
-    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-        span<k_activation, Exact> s;
-        K::activate(x, n, table);
-    }
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const sf::add_int8& p) noexcept {
-        span<k_add, Exact> s;
-        K::add(x, a, n, p);
-    }
-};
+using profiled_int8 = sf::kernels::decorated<K, spans<Exact>>;
 
 // The buffers and workspace of footprint_main.cpp.
 using config = sf_fp::config;

@@ -17,7 +17,7 @@
 
 #include "../config.hpp"
 #include "../math/fixed_point.hpp"
-#include "../weights_int8.hpp"
+#include "params_int8.hpp"
 #include "reference/activation.hpp"
 #include "reference/activation_int8.hpp"
 #include "reference/add.hpp"

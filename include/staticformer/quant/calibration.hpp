@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../encoder.hpp"
+#include "../kernels/decorated.hpp"
 
 namespace staticformer {
 namespace quant {
@@ -91,11 +92,11 @@ struct pass_memory {
 template <class Cfg>
 struct alignas(power_of_two_at_least(sizeof(pass_memory<Cfg>))) observed_pass : pass_memory<Cfg> {};
 
-// The reference kernel set, recording what it computes into the recording of the pass whose
-// memory it writes. It finds the layer and tensor of each call from the weights' addresses.
+// What the recorder's kernels record into the recording of the pass whose memory they write
+// (each linear layer's output, each LayerNorm's input and output, attention's context, the
+// activation's output). It finds the layer and tensor of each call from the weights' addresses.
 template <class Cfg>
-struct recorder : kernel_set<reference> {
-    using base = kernel_set<reference>;
+struct record {
     static constexpr int D = Cfg::d_model;
 
     // The recording of the pass that owns `written` (a buffer inside an observed_pass<Cfg>).
@@ -103,56 +104,59 @@ struct recorder : kernel_set<reference> {
         constexpr std::uintptr_t mask = ~std::uintptr_t(alignof(observed_pass<Cfg>) - 1);
         return reinterpret_cast<observed_pass<Cfg>*>(reinterpret_cast<std::uintptr_t>(written) & mask)->rec;
     }
+    template <class T>  // float or const float
+    static void append(std::vector<float>& v, kernels::rows_view<T> t) {
+        if (t.stride == t.cols) return recording<Cfg>::append(v, t.data, std::size_t(t.rows) * t.cols);
+        for (int r = 0; r < t.rows; ++r) recording<Cfg>::append(v, t.data + r * t.stride, std::size_t(t.cols));
+    }
 
-    template <int In, int Out, int WStride = Out>
-    static void linear(const float* x, int rows, const float* w, const float* b, float* y) noexcept {
-        base::linear<In, Out, WStride>(x, rows, w, b, y);
-        recording<Cfg>& rec = of(y);
-        for (int l = 0; l < Cfg::layers; ++l) {
-            const auto& lw = rec.weights->layer[l];
-            auto& obs = rec.layer[l];
-            const point p = w == &lw.qkv_w[0][0]       ? point::query
-                            : w == &lw.qkv_w[0][D]     ? point::key
-                            : w == &lw.qkv_w[0][2 * D] ? point::value
-                            : w == &lw.out_w[0][0]     ? point::attention_out
-                            : w == &lw.ff1_w[0][0]     ? point::ff1
-                            : w == &lw.ff2_w[0][0]     ? point::ff2
-                                                       : point::count;
-            if (p == point::count) continue;
-            recording<Cfg>::append(obs[p], y, std::size_t(rows) * Out);
-            rec.current_layer = l;
+    template <kernels::op_kind Kind, class Call>
+    static void run(const Call& call) noexcept {
+        using kernels::op_kind;
+        if constexpr (Kind == op_kind::linear) {
+            call();
+            recording<Cfg>& rec = of(call.out.data);
+            const float* w = call.params;  // f32 weights
+            for (int l = 0; l < Cfg::layers; ++l) {
+                const auto& lw = rec.weights->layer[l];
+                const point p = w == &lw.qkv_w[0][0]       ? point::query
+                                : w == &lw.qkv_w[0][D]     ? point::key
+                                : w == &lw.qkv_w[0][2 * D] ? point::value
+                                : w == &lw.out_w[0][0]     ? point::attention_out
+                                : w == &lw.ff1_w[0][0]     ? point::ff1
+                                : w == &lw.ff2_w[0][0]     ? point::ff2
+                                                           : point::count;
+                if (p == point::count) continue;
+                append(rec.layer[l][p], call.out);
+                rec.current_layer = l;
+            }
+        } else if constexpr (Kind == op_kind::layer_norm) {
+            recording<Cfg>& rec = of(call.out.data);
+            std::vector<float>*in = nullptr, *out = nullptr;
+            for (int l = 0; l < Cfg::layers; ++l) {
+                const auto& lw = rec.weights->layer[l];
+                auto& obs = rec.layer[l];
+                if (call.params == lw.norm1_gamma) in = &obs[point::norm1_in], out = &obs[point::norm1_out];
+                if (call.params == lw.norm2_gamma) in = &obs[point::norm2_in], out = &obs[point::norm2_out];
+            }
+            if (in == nullptr) in = &rec.final_in, out = &rec.final_out;
+            append(*in, call.in);  // before the call: y may be x
+            call();
+            append(*out, call.out);
+        } else if constexpr (Kind == op_kind::context || Kind == op_kind::activation) {
+            call();
+            recording<Cfg>& rec = of(call.out.data);
+            append(rec.layer[rec.current_layer][Kind == op_kind::context ? point::context : point::activation],
+                   call.out);
+        } else {
+            call();
         }
-    }
-    template <int N>
-    static void layer_norm(const float* x, int rows, const float* g, const float* b, float eps, float* y) noexcept {
-        const std::size_t n = std::size_t(rows) * N;
-        recording<Cfg>& rec = of(y);
-        std::vector<float>*in = nullptr, *out = nullptr;
-        for (int l = 0; l < Cfg::layers; ++l) {
-            const auto& lw = rec.weights->layer[l];
-            auto& obs = rec.layer[l];
-            if (g == lw.norm1_gamma) in = &obs[point::norm1_in], out = &obs[point::norm1_out];
-            if (g == lw.norm2_gamma) in = &obs[point::norm2_in], out = &obs[point::norm2_out];
-        }
-        if (in == nullptr) in = &rec.final_in, out = &rec.final_out;
-        recording<Cfg>::append(*in, x, n);
-        base::layer_norm<N>(x, rows, g, b, eps, y);
-        recording<Cfg>::append(*out, y, n);
-    }
-    template <int HeadDim, int VStride, int PStride>
-    static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-        base::attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
-        recording<Cfg>& rec = of(ctx);
-        for (int r = 0; r < rows; ++r)
-            recording<Cfg>::append(rec.layer[rec.current_layer][point::context], ctx + r * VStride, HeadDim);
-    }
-    template <activation_kind Act>
-    static void activate(float* x, int n) noexcept {
-        base::activate<Act>(x, n);
-        recording<Cfg>& rec = of(x);
-        recording<Cfg>::append(rec.layer[rec.current_layer][point::activation], x, std::size_t(n));
     }
 };
+
+// The reference kernel set, recording what it computes (record above).
+template <class Cfg>
+using recorder = kernels::decorated<kernel_set<reference>, record<Cfg>>;
 
 }  // namespace detail
 

@@ -14,6 +14,7 @@
 
 #include "../math/finite.hpp"
 #include "../model_weights.hpp"
+#include "../model_weights_int8.hpp"
 #include "../status.hpp"
 #include "../weights_int8.hpp"
 

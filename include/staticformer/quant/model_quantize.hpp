@@ -32,7 +32,8 @@ template <class M>
 class model_calibrator {
     using Cfg = typename M::encoder;
     static constexpr int D = M::d_model, S = M::seq_len, T = Cfg::tile;
-    using steps = staticformer::detail::model_composition<M, kernel_set<reference>, f32, T>;
+    using steps = staticformer::detail::model_composition<
+        M, staticformer::detail::float_model_steps<M, kernel_set<reference>, f32, T>>;
 
 public:
     explicit model_calibrator(const model_weights<M, f32>& w) : weights_(w), encoder_(w.encoder) {}

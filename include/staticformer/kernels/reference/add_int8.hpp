@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "../../math/fixed_point.hpp"
-#include "../../weights_int8.hpp"
+#include "../params_int8.hpp"
 
 namespace staticformer {
 namespace kernels {

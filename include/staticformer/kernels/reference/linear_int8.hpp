@@ -8,7 +8,7 @@
 
 #include "../../config.hpp"
 #include "../../math/fixed_point.hpp"
-#include "../../weights_int8.hpp"
+#include "../params_int8.hpp"
 
 namespace staticformer {
 namespace kernels {

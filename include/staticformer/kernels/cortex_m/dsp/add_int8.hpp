@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "../../../math/fixed_point.hpp"
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../isa/arm_dsp.hpp"
 #include "../../reference/add_int8.hpp"
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "../../../math/fixed_point.hpp"
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../isa/arm_dsp.hpp"
 #include "../../reference/layer_norm_int8.hpp"
 #include "layer_norm_stats.hpp"

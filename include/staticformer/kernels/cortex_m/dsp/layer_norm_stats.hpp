@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../isa/arm_dsp.hpp"
 #include "../../reference/layer_norm_int8.hpp"
 

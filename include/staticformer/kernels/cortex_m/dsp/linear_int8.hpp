@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "../../../math/fixed_point.hpp"
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../isa/arm_dsp.hpp"
 #include "activation_int8.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../reference/add_int8.hpp"
 
 namespace staticformer {

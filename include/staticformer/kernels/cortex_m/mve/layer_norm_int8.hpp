@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "../../../math/fixed_point.hpp"
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../reference/layer_norm_int8.hpp"
 #include "../dsp/layer_norm_stats.hpp"
 

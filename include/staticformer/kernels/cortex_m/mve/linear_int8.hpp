@@ -14,7 +14,7 @@
 
 #include "../../../config.hpp"
 #include "../../../math/fixed_point.hpp"
-#include "../../../weights_int8.hpp"
+#include "../../params_int8.hpp"
 #include "../../isa/arm_mve.hpp"
 #include "../dsp/linear_int8.hpp"
 

@@ -1,0 +1,178 @@
+// staticformer: the float encoders' (f32, f16 weights) workspace, steps and forward pass. The
+// steps are the same for both: f16 weights are widened to float inside the kernels
+// (math::widen), so an f16 encoder computes exactly what the f32 encoder computes on the widened
+// weights. The order of the steps is composition.hpp's (normative).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "call_checks.hpp"
+#include "composition.hpp"
+#include "config.hpp"
+#include "kernels/backends.hpp"
+#include "math/finite.hpp"
+#include "status.hpp"
+#include "weights.hpp"
+
+namespace staticformer {
+
+// All activation memory of one forward pass. The caller's output buffer holds the residual
+// stream; attention keeps keys and values for the whole sequence but never a score matrix:
+// one row of scores at a time. Everything else lives in two tile buffers, each holding one
+// stage's values at a time:
+//   narrow: LayerNorm of a tile (pre-norm), then the tile's output projection or FFN output
+//   wide:   keys of a tile; or queries of a tile (overwritten head by head by their context)
+//           followed by the attention scores of a block of rows; or the FFN hidden layer of a tile
+// Tile is the number of rows of a tile (config.hpp, tile_for): workspace_for<Cfg, Backend> is
+// the workspace an encoder<Cfg, P, Backend> holds. Any tile gives the same results.
+template <class Cfg, int Tile = Cfg::tile>
+struct workspace {
+    static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
+    static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
+    static constexpr int tile = Tile;
+    // Attention runs on blocks of up to attention_rows query rows, a row of scores for each.
+    static constexpr int attention_rows = T < 8 ? T : 8;
+    static constexpr int wide_floats = T * F > T * D + attention_rows * S ? T * F : T * D + attention_rows * S;
+    alignas(64) float keys_t[D * S];  // keys transposed: keys_t[c * S + j], c = head * head_dim + d
+    alignas(64) float values[S * D];  // values[j * D + c]
+    alignas(64) float narrow[T * D];
+    alignas(64) float wide[wide_floats];
+};
+
+template <class Cfg, class Backend = default_backend>
+using workspace_for = workspace<Cfg, tile_for<Cfg, Backend>>;
+
+namespace detail {
+
+// 2^k if n = 4^k, else 0.
+constexpr int power_of_two_root(int n) {
+    for (int root = 1; root <= n / root; root *= 2)
+        if (root * root == n) return root;
+    return 0;
+}
+static_assert(power_of_two_root(1) == 1 && power_of_two_root(16) == 4 && power_of_two_root(64) == 8);
+static_assert(power_of_two_root(32) == 0 && power_of_two_root(8) == 0 && power_of_two_root(36) == 0);
+
+// q / sqrt(head_dim). Where sqrt(head_dim) is a power of two (head_dim = 4^k), the product
+// with its reciprocal is exact too, so it gives the quotient's bits at a product's cost.
+template <int HeadDim>
+inline void scale_queries(float* q, int count) noexcept {
+    constexpr int root = power_of_two_root(HeadDim);
+    if constexpr (root > 0) {
+        constexpr float inverse = 1.0f / float(root);
+        for (int i = 0; i < count; ++i) q[i] = q[i] * inverse;
+    } else {
+        const float sqrt_head_dim = std::sqrt(float(HeadDim));
+        for (int i = 0; i < count; ++i) q[i] = q[i] / sqrt_head_dim;
+    }
+}
+
+// The attention schedule of float encoders: query rows [r0, r0 + rows) of the sequence (scaled,
+// at q, D apart) over the n valid keys (causal: row i over keys 0..i), each head a block of up to
+// Block rows at a time: their scores (into scores, Block rows of S), probabilities, and their
+// context in place of their queries. Causal blocks are one row (each its own key count).
+template <class Cfg, class K, int Block>
+inline void attention_rows(float* q, int r0, int rows, int n, const float* keys_t, const float* values,
+                           float* scores) noexcept {
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len, Dh = Cfg::head_dim, block = Cfg::is_causal ? 1 : Block;
+    for (int h = 0; h < Cfg::heads; ++h)
+        for (int b0 = 0; b0 < rows; b0 += block) {
+            const int b = rows - b0 < block ? rows - b0 : block;
+            const int keys = Cfg::is_causal ? r0 + b0 + 1 : n;
+            float* qb = q + b0 * D + h * Dh;
+            K::template attention_scores<Dh, S, D>(qb, b, keys_t + h * Dh * S, keys, scores);
+            K::template softmax<S>(scores, b, keys);
+            K::template attention_context<Dh, D, S>(scores, b, values + h * Dh, keys, qb);
+        }
+}
+
+// The float precisions' steps of the composition (composition.hpp). Element is the weights'
+// storage type: float (f32) or std::uint16_t (f16, binary16 bits).
+template <class Cfg, class K, class Element, int Tile>
+struct float_steps {
+    static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
+    using value = float;
+    using layer = layer_weights<Cfg, Element>;
+    using workspace = staticformer::workspace<Cfg, Tile>;
+
+    static float* normed(workspace& ws) noexcept { return ws.narrow; }
+    static void layer_norm(const layer& w, before_attention, const float* x, int rows, float* y) noexcept {
+        K::template layer_norm<D>(x, rows, w.norm1_gamma, w.norm1_beta, Cfg::eps, y);
+    }
+    static void layer_norm(const layer& w, before_feed_forward, const float* x, int rows, float* y) noexcept {
+        K::template layer_norm<D>(x, rows, w.norm2_gamma, w.norm2_beta, Cfg::eps, y);
+    }
+    template <class Weights>
+    static void final_norm(const Weights& w, float* y, int rows) noexcept {
+        K::template layer_norm<D>(y, rows, w.final_norm.gamma, w.final_norm.beta, Cfg::eps, y);
+    }
+
+    // Keys through the wide buffer into the transposed keys; values straight into theirs.
+    static void keys_and_values(const layer& w, const float* src, int rows, int r0, workspace& ws) noexcept {
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], &w.qkv_b[D], ws.wide);
+        K::template store_keys<D, S>(ws.wide, rows, r0, ws.keys_t);
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], &w.qkv_b[2 * D], ws.values + r0 * D);
+    }
+    // Queries of a tile in the wide buffer, scaled by 1 / sqrt(head_dim).
+    static float* queries(const layer& w, const float* src, int rows, workspace& ws) noexcept {
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], ws.wide);
+        scale_queries<Cfg::head_dim>(ws.wide, rows * D);
+        return ws.wide;
+    }
+    static void attend(const layer&, float* q, int r0, int rows, int n, workspace& ws) noexcept {
+        attention_rows<Cfg, K, workspace::attention_rows>(q, r0, rows, n, ws.keys_t, ws.values, ws.wide + T * D);
+    }
+    static void add_output_projection(const layer& w, const float* q, int rows, float* x, workspace& ws) noexcept {
+        K::template linear<D, D>(q, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
+        K::add(x, ws.narrow, rows * D);
+    }
+    static float* hidden(const layer& w, const float* src, int rows, workspace& ws) noexcept {
+        K::template linear<D, F>(src, rows, &w.ff1_w[0][0], w.ff1_b, ws.wide);
+        K::template activate<Cfg::activation>(ws.wide, rows * F);
+        return ws.wide;
+    }
+    static void add_feed_forward_output(const layer& w, const float* hidden, int rows, float* x,
+                                        workspace& ws) noexcept {
+        K::template linear<F, D>(hidden, rows, &w.ff2_w[0][0], w.ff2_b, ws.narrow);  // the LayerNorm is spent
+        K::add(x, ws.narrow, rows * D);
+    }
+};
+
+// Validates the call and the input values, stages the input into y, and runs the composition
+// with kernel set K. NaN and infinity: refused in the input (nothing written); a pass that
+// overflows returns non_finite_output with every valid value the canonical NaN, so every
+// backend gives the same bytes and no caller reads a silent NaN as a result.
+template <class Cfg, class K, class P, int Tile>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
+                      int valid_len) noexcept {
+    const status s = check_call<Cfg>(x, y, sizeof(float), valid_len);
+    if (s != status::ok) return s;
+    const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
+    if (!math::all_finite(x, valid)) return status::non_finite_input;
+    if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
+    std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
+    composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>::run(w, y, valid_len, ws);
+    return math::canonicalize_non_finite(y, valid) ? status::ok : status::non_finite_output;
+}
+
+}  // namespace detail
+
+// Runs one forward pass with caller-owned workspace (for firmware that places it in a chosen
+// RAM section). x and y hold seq_len * d_model floats, row-major; y may equal x (in place) but
+// must not partly overlap it. Rows >= valid_len of y are zero on return. The weights are f32 or
+// f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way. A NaN or
+// infinity in the valid input rows returns non_finite_input (y untouched); a pass that overflows,
+// non_finite_output (every valid value of y the canonical NaN, math/finite.hpp).
+template <class Backend = default_backend, class Cfg, class P, int Tile>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
+                      int valid_len) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len);
+}
+
+}  // namespace staticformer

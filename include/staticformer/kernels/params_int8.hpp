@@ -1,0 +1,97 @@
+// staticformer: the int8 kernels' parameters (normative: their formulas and layout), one struct
+// per op: linear_int8, layer_norm_int8, add_int8, attention_int8. The int8 weights
+// (weights_int8.hpp) are made of them; every tensor is int8 with one scale and zero point, each
+// step from an int32 accumulator to int8 one math::requantize with a stored multiplier and shift.
+#pragma once
+
+#include <cstdint>
+
+#include "../config.hpp"
+#include "../math/fixed_point.hpp"
+
+namespace staticformer {
+
+// Layout: every weight matrix starts a multiple of 64 bytes after the start of the encoder's
+// weights, so weights placed on a 64-byte boundary (weights_alignment) put every matrix there:
+// the kernels' 64-byte weight loads then never straddle two cache lines (bench/PERF_NOTES.md:
+// what straddling cost). Each linear_int8 and layer_norm_int8 is a whole number
+// of 64-byte units (their trailing multiplier / gamma arrays are lengthened with zeros), a
+// layer's small parameters share one 64-byte unit at its end, and the layers come first. The
+// types still ask only for their elements' alignment (8 bytes), as the float weights do.
+inline constexpr int int8_layout_unit = 64;
+
+namespace detail {
+// The entries of a trailing int16 array of at least `count` entries that ends a struct of
+// `bytes_before` bytes (a multiple of 4) on a multiple of int8_layout_unit bytes.
+constexpr int padded_int16_count(long long bytes_before, int count) noexcept {
+    const long long even = count + count % 2;
+    const long long end = bytes_before + 2 * even;
+    return int(even + (int8_layout_unit - end % int8_layout_unit) % int8_layout_unit / 2);
+}
+}  // namespace detail
+
+// y = x W + b for int8 x (In per row) and int8 y (Out per row):
+//   acc[o] = bias[o] + sum_i x[i] * w[i / 4][o][i % 4]        (exact, int32)
+//   y[o]   = requantize(acc[o], multiplier[o], shift, output_zero_point)
+// Weights are grouped by four inputs per output (zero beyond In), the layout of the widening
+// dot-product instructions (x86 VPDPBUSD, Arm SDOT, Cortex-M SMLAD after SXTB16).
+template <int In, int Out>
+struct linear_int8 {
+    static_assert(In <= 65536, "int8 linear: at most 65536 inputs (the int32 accumulator must not overflow)");
+    static constexpr int in_groups = (In + 3) / 4;
+    // |bias| + In 2^14 < 2^31 (|x w| <= 2^14): every partial sum of acc, in any order a backend
+    // adds them, fits in int32. The padding weights (inputs In..4 in_groups - 1) are 0: the
+    // vector kernels multiply them by whatever follows a row.
+    static constexpr std::int64_t bias_limit = (std::int64_t(1) << 31) - 1 - std::int64_t(In) * (1 << 14);
+    // multipliers past Out are 0: they end the struct on a 64-byte unit
+    static constexpr int multiplier_count =
+        detail::padded_int16_count(4LL * in_groups * Out + 4LL * Out + 8, Out);
+    std::int8_t w[in_groups][Out][4];
+    std::int32_t bias[Out];
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+    std::int16_t multiplier[multiplier_count];  // output o's multiplier (< 2^15)
+};
+
+// LayerNorm of int8 rows of N values x, integer-only. With s = sum x, q = sum x^2:
+//   den  = isqrt(N q - s^2 + eps)                     (eps in the units of N q - s^2)
+//   z[c] = round(2^8 (N x[c] - s) / den)               via a reciprocal: (N x[c] - s) * floor(2^40 / den)
+//   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)
+// The input's scale and zero point cancel in z; only eps depends on the input scale.
+template <int N>
+struct layer_norm_int8 {
+    static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
+    // |z| <= 2^9 sqrt(N - 1) < 2^15 (a centred value is at most sqrt((N - 1) var) and den at least
+    // floor(sqrt(var)) > sqrt(var) / 2), so |z gamma| < 2^30 and |beta| <= 2^30 keeps
+    // z gamma + beta within int32.
+    static constexpr std::int32_t beta_limit = std::int32_t(1) << 30;
+    static constexpr int gamma_count = detail::padded_int16_count(16LL + 4LL * N, N);
+    std::int64_t eps;
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+    std::int32_t beta[N];
+    std::int16_t gamma[gamma_count];  // entries past N are 0: they end the struct on a 64-byte unit
+};
+
+// x + a for two int8 tensors of different scales, into the output's scale:
+//   y = requantize((x - x_zero_point) * x_multiplier + (a - a_zero_point) * a_multiplier, 1, shift, output_zero_point)
+struct add_int8 {
+    std::int32_t x_zero_point, a_zero_point;
+    std::int32_t x_multiplier, a_multiplier;  // < 2^15
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+};
+
+// Attention on symmetric int8 queries, keys and values (zero point 0).
+//   score[j] = sum_d q[d] k[j][d]                                    (int32)
+//   u[j]     = rescale(max_j score - score[j], logits)                (Q16, in units of log2)
+//   e[j]     = math::exp2_neg_q16(u[j])                               (Q15, 2^15 for the maximum)
+//   p[j]     = min(32767, (e[j] * floor(2^46 / sum e) + 2^30) >> 31)  (Q15 probabilities)
+//   ctx[d]   = requantize(sum_j p[j] v[j][d], context, 0)
+// logits holds 2^16 * s_q * s_k / (sqrt(head_dim) * ln 2); context holds s_v / (2^15 s_ctx).
+struct attention_int8 {
+    math::fixed_multiplier logits;
+    math::fixed_multiplier context;
+};
+
+}  // namespace staticformer
