@@ -78,31 +78,41 @@ struct model_weight_bytes {
     static constexpr std::size_t total = sizeof(w);
 };
 
+namespace detail {
+// The arrays of a model's parts after the encoder, in declaration order, the one list of them:
+// f(the array in each of the weights w...) for every part model M has.
+template <class M, class Fn, class... Weights>
+inline void for_each_model_part(Fn&& f, Weights&... w) {
+    if constexpr (M::input == input_kind::tokens) {
+        f(w.input.table...);
+    } else {
+        f(w.input.w...);
+        f(w.input.b...);
+    }
+    if constexpr (M::has_cls) f(w.cls.token...);
+    if constexpr (M::has_embedding_norm) {
+        f(w.embedding_norm.gamma...);
+        f(w.embedding_norm.beta...);
+    }
+    if constexpr (M::has_head) {
+        f(w.head.w...);
+        f(w.head.b...);
+    }
+    if constexpr (M::positions == positions_kind::learned) f(w.positions.table...);
+}
+}  // namespace detail
+
 // Every parameter finite, as for encoders (load_blob checks blobs from outside).
 template <class M, class P>
 inline bool is_valid(const model_weights<M, P>& w) noexcept {
     using element = weight_element_t<P>;
     bool finite = is_valid(w.encoder);
     // Every array of a part, as one run of elements (parts hold arrays only).
-    const auto check = [&finite](const auto& a) {
-        finite &= math::all_finite(reinterpret_cast<const element*>(&a), sizeof(a) / sizeof(element));
-    };
-    if constexpr (M::input == input_kind::tokens) {
-        check(w.input.table);
-    } else {
-        check(w.input.w);
-        check(w.input.b);
-    }
-    if constexpr (M::has_cls) check(w.cls.token);
-    if constexpr (M::has_embedding_norm) {
-        check(w.embedding_norm.gamma);
-        check(w.embedding_norm.beta);
-    }
-    if constexpr (M::has_head) {
-        check(w.head.w);
-        check(w.head.b);
-    }
-    if constexpr (M::positions == positions_kind::learned) check(w.positions.table);
+    detail::for_each_model_part<M>(
+        [&finite](const auto& a) {
+            finite &= math::all_finite(reinterpret_cast<const element*>(&a), sizeof(a) / sizeof(element));
+        },
+        w);
     return finite;
 }
 
@@ -111,27 +121,14 @@ template <class M, class PIn, class POut>
 inline void convert_weights(const model_weights<M, PIn>& in, model_weights<M, POut>& out) noexcept {
     convert_weights(in.encoder, out.encoder);
     // Every array of a part, as one run of elements (parts hold arrays only).
-    const auto convert = [](const auto& a, auto& b) {
-        using in_t = std::remove_all_extents_t<std::remove_reference_t<decltype(a)>>;
-        using out_t = std::remove_all_extents_t<std::remove_reference_t<decltype(b)>>;
-        detail::convert_array(reinterpret_cast<const in_t*>(&a), reinterpret_cast<out_t*>(&b), sizeof(a) / sizeof(in_t));
-    };
-    if constexpr (M::input == input_kind::tokens) {
-        convert(in.input.table, out.input.table);
-    } else {
-        convert(in.input.w, out.input.w);
-        convert(in.input.b, out.input.b);
-    }
-    if constexpr (M::has_cls) convert(in.cls.token, out.cls.token);
-    if constexpr (M::has_embedding_norm) {
-        convert(in.embedding_norm.gamma, out.embedding_norm.gamma);
-        convert(in.embedding_norm.beta, out.embedding_norm.beta);
-    }
-    if constexpr (M::has_head) {
-        convert(in.head.w, out.head.w);
-        convert(in.head.b, out.head.b);
-    }
-    if constexpr (M::positions == positions_kind::learned) convert(in.positions.table, out.positions.table);
+    detail::for_each_model_part<M>(
+        [](const auto& a, auto& b) {
+            using in_t = std::remove_all_extents_t<std::remove_reference_t<decltype(a)>>;
+            using out_t = std::remove_all_extents_t<std::remove_reference_t<decltype(b)>>;
+            detail::convert_array(reinterpret_cast<const in_t*>(&a), reinterpret_cast<out_t*>(&b),
+                                  sizeof(a) / sizeof(in_t));
+        },
+        in, out);
 }
 
 }  // namespace staticformer
