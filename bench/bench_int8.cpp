@@ -191,44 +191,34 @@ void linear_ff2(benchmark::State& state) {
     run_linear<Backend>(state, layer_data_for<Cfg>().active.data(), Cfg::seq_len, layer0<Cfg>().ff2);
 }
 
-// All rows and heads as the int8 encoder calls them with Backend's workspace: (row, head) pairs
-// B = attention_batch at a time, scores of all B, one softmax_rows call, their contexts (B = 1:
-// scores, softmax, context per pair). The context goes to its own buffer so the queries stay the
-// same.
+// All rows and heads as the int8 encoder calls them: its attention schedule
+// (attention_rows_int8, with Backend's workspace) a tile of query rows at a time. The contexts
+// overwrite their queries (int8: each pass sees queries of the same range); where a tile is
+// shorter than the sequence, each tile's queries are copied in first (T x d_model bytes).
 template <class Cfg, class Backend>
 void attention(benchmark::State& state) {
-    constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim;
-    constexpr int B = sf::workspace_int8_for<Cfg, Backend>::attention_batch;
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len, Dh = Cfg::head_dim;
     using K = sf::int8_kernel_set<Backend>;
+    using workspace = sf::workspace_int8_for<Cfg, Backend>;
+    constexpr int T = workspace::tile;
+    static workspace ws;
     const auto& d = layer_data_for<Cfg>();
     const auto& a = layer0<Cfg>().attention;
-    std::vector<std::int32_t> s(std::size_t(B) * S);
-    std::vector<std::int16_t> p(std::size_t(B) * S);
-    std::vector<std::int8_t> ctx(std::size_t(S) * D), kt(std::size_t(D) * S), v(std::size_t(S + S % 2) * D);
-    K::template store_keys<D, Dh, S>(d.keys.data(), S, 0, kt.data());  // in K's layouts
-    K::template store_values<D, Dh, S>(d.v.data(), S, 0, v.data());
+    K::template store_keys<D, Dh, S>(d.keys.data(), S, 0, ws.keys_t);  // in K's layouts
+    K::template store_values<D, Dh, S>(d.v.data(), S, 0, ws.values);
+    std::memcpy(ws.query, d.q.data(), std::size_t(T) * D);
     // Valid keys: a run-time value in the encoder, so hidden from the compiler here too, by a
     // volatile read. (With benchmark::DoNotOptimize(n) instead, GCC 12 -O3 once built the int8
     // version into code that ran the loops with a wrong n and crashed.)
     volatile int valid_keys = S;
     const int n = valid_keys;
     for (auto _ : state) {
-        for (int k0 = 0; k0 < n * H; k0 += B) {  // pair k: row k / H, head k % H
-            const int count = n * H - k0 < B ? n * H - k0 : B;
-            for (int b = 0; b < count; ++b) {
-                const int r = (k0 + b) / H, h = (k0 + b) % H;
-                K::template attention_scores<Dh, S>(d.q.data() + r * D + h * Dh, kt.data() + h * Dh * S, n,
-                                                    s.data() + b * S);
-            }
-            if constexpr (B == 1) K::softmax(s.data(), n, a.logits, p.data());
-            else K::template softmax_rows<S>(s.data(), count, n, a.logits, p.data());
-            for (int b = 0; b < count; ++b) {
-                const int r = (k0 + b) / H, h = (k0 + b) % H;
-                K::template attention_context<Dh, D>(p.data() + b * S, v.data() + h * Dh, n, a.context,
-                                                     ctx.data() + r * D + h * Dh);
-            }
+        for (int r0 = 0; r0 < n; r0 += T) {
+            const int rows = n - r0 < T ? n - r0 : T;
+            if (T < n) std::memcpy(ws.query, d.q.data() + r0 * D, std::size_t(rows) * D);
+            sf::detail::attention_rows_int8<Cfg, K, T>(a, r0, rows, n, ws);
         }
-        benchmark::DoNotOptimize(ctx.data());
+        benchmark::DoNotOptimize(ws.query);
         benchmark::ClobberMemory();
     }
     set_rate(state, 2.0 * 2.0 * S * S * D);  // scores and context: S x S x head_dim per head
