@@ -36,10 +36,14 @@ staticformer_consumer_test(find_package package find_package "${CMAKE_CXX_FLAGS}
 staticformer_consumer_test(find_package_32bit package find_package_32bit
   "--toolchain=${sf_consumer_root}/ports/armv7-linux/toolchain.cmake")
 set_tests_properties(consumer.find_package_32bit PROPERTIES SKIP_RETURN_CODE 77)
-# A firmware build finds the host-installed package through CMAKE_PREFIX_PATH (the toolchain
-# file otherwise confines find_package to the bare-metal sysroot) and runs under QEMU.
+# A firmware build from the install prefix alone: the installed Cortex-M toolchain file, startup
+# code and run script; it finds the package through CMAKE_PREFIX_PATH (the toolchain file
+# otherwise confines find_package to the bare-metal sysroot) and runs under QEMU.
 staticformer_consumer_test(find_package_cortex_m4 package find_package_cortex_m4
-  "--toolchain=${sf_consumer_root}/ports/cortex-m/toolchain-cortex-m4.cmake")
+  "--installed-toolchain=cortex-m/toolchain-cortex-m4.cmake")
+staticformer_consumer_test(find_package_cortex_m55 package find_package_cortex_m55
+  "--installed-toolchain=cortex-m/toolchain-cortex-m55.cmake")
 staticformer_consumer_test(tests_requested tests_requested tests_requested "")
 staticformer_consumer_test(exporter exporter exporter "")
-set_tests_properties(consumer.find_package_cortex_m4 consumer.exporter PROPERTIES SKIP_RETURN_CODE 77)
+set_tests_properties(consumer.find_package_cortex_m4 consumer.find_package_cortex_m55 consumer.exporter
+  PROPERTIES SKIP_RETURN_CODE 77)

@@ -9,7 +9,9 @@
 #               /usr/bin/python3); skipped (77) without torch
 #   SCRATCH   a scratch directory, emptied first
 #   CXXFLAGS  extra compiler flags for the consumer, or --toolchain=FILE: the consumer is then
-#             cross-compiled with that CMake toolchain file and run under its emulator
+#             cross-compiled with that CMake toolchain file and run under its emulator, or
+#             --installed-toolchain=cortex-m/FILE: the same with the toolchain file the package
+#             installed (package mode: a firmware built from the install prefix alone)
 # Configures, builds and runs the consumer in tests/consumer. Exits 77 (skipped) when CXX cannot
 # compile a trivial program with CXXFLAGS (e.g. a cross compiler that is not installed).
 set -eu
@@ -34,6 +36,15 @@ no_test_packages="-DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PAC
     -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON"
 
 toolchain=
+installed_toolchain=
+case $flags in
+--installed-toolchain=*)
+    # A toolchain file of the installed ports (share/staticformer/ports/NAME after install_repo);
+    # its compiler is probed in the repository's copy.
+    installed_toolchain=${flags#--installed-toolchain=}
+    flags=--toolchain=$repo/ports/$installed_toolchain
+    ;;
+esac
 case $flags in
 --toolchain=*)
     toolchain=${flags#--toolchain=}
@@ -82,6 +93,10 @@ package)
     # The library is configured without CXXFLAGS: its header-only package must serve consumers
     # of any pointer size.
     install_repo
+    if [ -n "$installed_toolchain" ]; then
+        toolchain=$scratch/prefix/share/staticformer/ports/$installed_toolchain
+        test -f "$toolchain"
+    fi
     if [ -n "$toolchain" ]; then
         # The toolchain files search CMAKE_PREFIX_PATH inside their find root too.
         cmake -S "$here" -B "$scratch/consumer" -DCMAKE_BUILD_TYPE=Release -DSTATICFORMER_CONSUMER_MODE=package \
