@@ -251,7 +251,7 @@ void attention(benchmark::State& state) {
     volatile int valid_keys = S;
     const int n = valid_keys;
     for (auto _ : state) {
-        sf::detail::attention_rows<Cfg, K, B>(q.data(), 0, n, n, d.kt.data(), d.v.data(), scores.data());
+        sf::detail::attention_rows<Cfg, K, B>(q.data(), sf::detail::all_keys(n, 0), n, d.kt.data(), d.v.data(), scores.data());
         benchmark::DoNotOptimize(q.data());
         benchmark::ClobberMemory();
     }

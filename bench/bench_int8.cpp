@@ -216,7 +216,7 @@ void attention(benchmark::State& state) {
         for (int r0 = 0; r0 < n; r0 += T) {
             const int rows = n - r0 < T ? n - r0 : T;
             if (T < n) std::memcpy(ws.query, d.q.data() + r0 * D, std::size_t(rows) * D);
-            sf::detail::attention_rows_int8<Cfg, K, T>(a, r0, rows, n, ws);
+            sf::detail::attention_rows_int8<Cfg, K, T>(a, sf::detail::all_keys(n, r0), rows, ws);
         }
         benchmark::DoNotOptimize(ws.query);
         benchmark::ClobberMemory();

@@ -19,10 +19,12 @@ namespace {
 using namespace sftest;
 
 template <class Cfg, class Backend, class P = sf::f32>
-std::vector<float> run(const sf::encoder_weights<Cfg, P>& w, const std::vector<float>& x, int valid_len) {
+std::vector<float> run(const sf::encoder_weights<Cfg, P>& w, const std::vector<float>& x, int valid_len,
+                       input_kind kind = input_kind::normal) {
     static sf::workspace_for<Cfg, Backend> ws;  // the tile an encoder on Backend uses
     std::vector<float> y(x.size(), 123.0f);
-    const sf::status s = sf::forward<Backend>(w, ws, x.data(), y.data(), valid_len);
+    const auto mask = make_mask(kind, Cfg::seq_len, valid_len);
+    const sf::status s = sf::forward<Backend>(w, ws, x.data(), y.data(), valid_len, as_key_mask(mask));
     EXPECT_EQ(s, sf::status::ok);
     return y;
 }
@@ -32,18 +34,18 @@ void check_case(const char* name) {
     const char* precision = precision_name<P>;
     const std::string& dir = test_options().reference_dir;
     ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR (the reference_outputs generator's output)";
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         const std::vector<float> x = make_input<Cfg>(kind);
         for (int n : valid_lens<Cfg>()) {
             std::vector<float> expected;
             const std::string path = output_file(dir, name, precision, n, kind);
             ASSERT_TRUE(read_floats(path, expected)) << "missing " << path;
             ASSERT_EQ(expected.size(), x.size());
-            const auto ref = run<Cfg, sf::reference>(weights_for<Cfg, P>(), x, n);
+            const auto ref = run<Cfg, sf::reference>(weights_for<Cfg, P>(), x, n, kind);
             EXPECT_TRUE(bit_equal(expected.data(), ref.data(), x.size()))
                 << name << " " << precision << " reference, valid_len " << n << ", " << name_of(kind);
 #if STATICFORMER_HAS_SIMD
-            const auto vec = run<Cfg, sf::simd>(weights_for<Cfg, P>(), x, n);
+            const auto vec = run<Cfg, sf::simd>(weights_for<Cfg, P>(), x, n, kind);
             EXPECT_TRUE(bit_equal(expected.data(), vec.data(), x.size()))
                 << name << " " << precision << " simd, valid_len " << n << ", " << name_of(kind);
 #endif
@@ -68,15 +70,15 @@ template <class Cfg>
 void check_f16_equals_widened_f32(const char* name) {
     static sf::encoder_weights<Cfg, sf::f32> widened;
     sf::convert_weights(weights_for<Cfg, sf::f16>(), widened);
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         const std::vector<float> x = make_input<Cfg>(kind);
         for (int n : valid_lens<Cfg>()) {
-            const auto f32_ref = run<Cfg, sf::reference>(widened, x, n);
-            const auto f16_ref = run<Cfg, sf::reference>(weights_for<Cfg, sf::f16>(), x, n);
+            const auto f32_ref = run<Cfg, sf::reference>(widened, x, n, kind);
+            const auto f16_ref = run<Cfg, sf::reference>(weights_for<Cfg, sf::f16>(), x, n, kind);
             EXPECT_TRUE(bit_equal(f32_ref.data(), f16_ref.data(), x.size()))
                 << name << " reference, valid_len " << n << ", " << name_of(kind);
 #if STATICFORMER_HAS_SIMD
-            const auto f16_vec = run<Cfg, sf::simd>(weights_for<Cfg, sf::f16>(), x, n);
+            const auto f16_vec = run<Cfg, sf::simd>(weights_for<Cfg, sf::f16>(), x, n, kind);
             EXPECT_TRUE(bit_equal(f32_ref.data(), f16_vec.data(), x.size()))
                 << name << " simd, valid_len " << n << ", " << name_of(kind);
 #endif
@@ -110,10 +112,12 @@ TEST(EncoderBitExact, BackendInThisBuild) {
 // ---- the tile never changes a result -------------------------------------------------------
 
 template <class Backend, int Tile, class Cfg>
-std::vector<float> run_tile(const std::vector<float>& x, int valid_len) {
+std::vector<float> run_tile(const std::vector<float>& x, int valid_len, input_kind kind) {
     static sf::workspace<Cfg, Tile> ws;
     std::vector<float> y(x.size(), 123.0f);
-    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg>(), ws, x.data(), y.data(), valid_len), sf::status::ok);
+    const auto mask = make_mask(kind, Cfg::seq_len, valid_len);
+    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg>(), ws, x.data(), y.data(), valid_len, as_key_mask(mask)),
+              sf::status::ok);
     return y;
 }
 
@@ -121,16 +125,17 @@ std::vector<float> run_tile(const std::vector<float>& x, int valid_len) {
 // with both backends: the same bytes as the reference at its default tile.
 template <class Cfg>
 void check_tiles(const char* name) {
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         const std::vector<float> x = make_input<Cfg>(kind);
         for (int n : valid_lens<Cfg>()) {
-            const auto expected = run<Cfg, sf::reference>(weights_for<Cfg>(), x, n);
+            const auto expected = run<Cfg, sf::reference>(weights_for<Cfg>(), x, n, kind);
             const std::vector<float> outputs[] = {
-                run_tile<sf::reference, 1, Cfg>(x, n), run_tile<sf::reference, 5, Cfg>(x, n),
-                run_tile<sf::reference, Cfg::seq_len, Cfg>(x, n),
+                run_tile<sf::reference, 1, Cfg>(x, n, kind), run_tile<sf::reference, 5, Cfg>(x, n, kind),
+                run_tile<sf::reference, Cfg::seq_len, Cfg>(x, n, kind),
 #if STATICFORMER_HAS_SIMD
-                run_tile<sf::simd, 1, Cfg>(x, n), run_tile<sf::simd, 4, Cfg>(x, n), run_tile<sf::simd, 7, Cfg>(x, n),
-                run_tile<sf::simd, Cfg::seq_len, Cfg>(x, n),
+                run_tile<sf::simd, 1, Cfg>(x, n, kind), run_tile<sf::simd, 4, Cfg>(x, n, kind),
+                run_tile<sf::simd, 7, Cfg>(x, n, kind),
+                run_tile<sf::simd, Cfg::seq_len, Cfg>(x, n, kind),
 #endif
             };
             for (const auto& y : outputs)

@@ -87,7 +87,7 @@ template <class Cfg, class P, class Backend = sf::reference>
 bool check_case(const char* name, const char* backend = "") {
     weights_for<Cfg, P>();  // quantisation (int8) is not part of the count
     const std::size_t bytes = std::size_t(Cfg::seq_len) * Cfg::d_model * (std::is_same<P, sf::int8>::value ? 1 : 4);
-    for (input_kind kind : {input_kind::normal, input_kind::large})
+    for (input_kind kind : all_input_kinds)
         for (int n : valid_lens<Cfg>())
             if (!check_output(golden_name<P>(name, n, kind), bytes, backend,
                               [&](sf::status& s) { return output_bytes<Cfg, P, Backend>(kind, n, s); }))
@@ -99,7 +99,7 @@ bool check_case(const char* name, const char* backend = "") {
 template <class M, class P>
 bool check_model(const char* name) {
     model_weights_for<M, P>();
-    for (input_kind kind : {input_kind::normal, input_kind::large})
+    for (input_kind kind : all_input_kinds)
         for (int n : model_valid_lens<M>())
             if (!check_output(golden_name<P>(name, n, kind), model_output_bytes_count<M, P>, "  (model)",
                               [&](sf::status& s) { return model_output_bytes<M, P, sf::default_backend>(kind, n, s); }))

@@ -376,7 +376,7 @@ template <class Cfg>
 void check_case(const char* name) {
     const std::string& dir = test_options().reference_dir;
     ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR";
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         for (int n : valid_lens<Cfg>()) {
             std::vector<unsigned char> expected;
             const std::string path = output_file(dir, name, "int8", n, kind);
@@ -406,10 +406,12 @@ STATICFORMER_TEST_CASES(BIT_EXACT_TEST)
 // ---- the tile and the kernel set's layouts never change a result -----------------------------
 
 template <class Backend, int Tile, class Cfg>
-std::vector<std::int8_t> run_int8_tile(const std::vector<std::int8_t>& x, int valid_len) {
+std::vector<std::int8_t> run_int8_tile(const std::vector<std::int8_t>& x, int valid_len, input_kind kind) {
     static sf::workspace_int8<Cfg, Tile> ws;
     std::vector<std::int8_t> y(x.size(), 99);
-    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg, sf::int8>(), ws, x.data(), y.data(), valid_len), sf::status::ok);
+    const auto mask = make_mask(kind, Cfg::seq_len, valid_len);
+    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg, sf::int8>(), ws, x.data(), y.data(), valid_len, as_key_mask(mask)),
+              sf::status::ok);
     return y;
 }
 
@@ -419,16 +421,17 @@ std::vector<std::int8_t> run_int8_tile(const std::vector<std::int8_t>& x, int va
 // pairs of rows when head_dim is a multiple of 16 on x86: paired_head_dim, paired_head_dim16).
 template <class Cfg>
 void check_int8_tiles(const char* name) {
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
         for (int n = 1; n <= Cfg::seq_len; ++n) {
-            const auto expected = run_int8_tile<sf::reference, sf::tile_for<Cfg, sf::reference>, Cfg>(x, n);
+            const auto expected = run_int8_tile<sf::reference, sf::tile_for<Cfg, sf::reference>, Cfg>(x, n, kind);
             const std::vector<std::int8_t> outputs[] = {
-                run_int8_tile<sf::reference, 5, Cfg>(x, n),
+                run_int8_tile<sf::reference, 5, Cfg>(x, n, kind),
 #if SFTEST_INT8_VECTOR
-                run_int8_tile<sftest::int8_vector, 1, Cfg>(x, n), run_int8_tile<sftest::int8_vector, 4, Cfg>(x, n),
-                run_int8_tile<sftest::int8_vector, 5, Cfg>(x, n),
-                run_int8_tile<sftest::int8_vector, Cfg::seq_len, Cfg>(x, n),
+                run_int8_tile<sftest::int8_vector, 1, Cfg>(x, n, kind),
+                run_int8_tile<sftest::int8_vector, 4, Cfg>(x, n, kind),
+                run_int8_tile<sftest::int8_vector, 5, Cfg>(x, n, kind),
+                run_int8_tile<sftest::int8_vector, Cfg::seq_len, Cfg>(x, n, kind),
 #endif
             };
             for (const auto& y : outputs)

@@ -25,7 +25,7 @@ template <class M, class P>
 void check_model_case(const char* name) {
     const std::string& dir = test_options().reference_dir;
     ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR (the reference_outputs generator's output)";
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         for (int n : model_valid_lens<M>()) {
             std::vector<unsigned char> expected;
             const std::string path = output_file(dir, name, precision_name<P>, n, kind);

@@ -33,6 +33,8 @@ struct golden_case {
     std::vector<unsigned char> blob;  // stored at an aligned address below
     std::vector<float> input, expected;
     int valid_len = 0;
+    std::vector<unsigned char> mask;  // mask.bin (1: torch's src_key_padding_mask True), if the golden has one
+    sf::key_padding_mask key_mask() const { return mask.empty() ? sf::key_padding_mask{} : sf::key_padding_mask{mask.data(), int(mask.size())}; }
 };
 
 // A blob's bytes at an 8-byte aligned address, as zero-copy loading needs.
@@ -47,6 +49,7 @@ struct aligned_blob {
 
 bool load_case(const std::string& dir, golden_case& c) {
     std::ifstream vl(dir + "/valid_len.txt");
+    if (std::ifstream(dir + "/mask.bin") && !sftest::read_file(dir + "/mask.bin", c.mask)) return false;
     return sftest::read_file(dir + "/model.sfwb", c.blob) && sftest::read_floats(dir + "/input.bin", c.input) &&
            sftest::read_floats(dir + "/expected.bin", c.expected) && bool(vl >> c.valid_len);
 }
@@ -70,8 +73,8 @@ void check_parity(const char* name) {
 
     static sf::workspace<Cfg> ws;
     std::vector<float> ref(count), vec(count);
-    ASSERT_EQ(sf::forward<sf::reference>(*w, ws, c.input.data(), ref.data(), c.valid_len), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::default_backend>(*w, ws, c.input.data(), vec.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(*w, ws, c.input.data(), ref.data(), c.valid_len, c.key_mask()), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(*w, ws, c.input.data(), vec.data(), c.valid_len, c.key_mask()), sf::status::ok);
     EXPECT_TRUE(sftest::bit_equal(ref.data(), vec.data(), count)) << name << ": backends differ";
 
     float scale = 1.0f;
@@ -86,8 +89,8 @@ void check_parity(const char* name) {
     }
     for (std::size_t i = std::size_t(c.valid_len) * Cfg::d_model; i < count; ++i) ASSERT_EQ(sftest::bits_of(ref[i]), 0u);
     worst_parity_error = std::max(worst_parity_error, worst / scale);
-    std::printf("parity %-24s valid_len %2d/%2d  max|torch| %8.4f  max error %.3g (bound %.3g)\n", name, c.valid_len,
-                Cfg::seq_len, scale, worst, bound);
+    std::printf("parity %-24s valid_len %2d/%2d%s  max|torch| %8.4f  max error %.3g (bound %.3g)\n", name, c.valid_len,
+                Cfg::seq_len, c.mask.empty() ? "" : " masked", scale, worst, bound);
 }
 
 #define PARITY_TEST(name) \
@@ -229,9 +232,9 @@ void check_sqnr(const char* name) {
     static sf::workspace<Cfg> ws;
     constexpr std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     std::vector<float> ref(count), out16(count), vec16(count);
-    ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::reference>(w16, ws, c.input.data(), out16.data(), c.valid_len), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::default_backend>(w16, ws, c.input.data(), vec16.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len, c.key_mask()), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(w16, ws, c.input.data(), out16.data(), c.valid_len, c.key_mask()), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(w16, ws, c.input.data(), vec16.data(), c.valid_len, c.key_mask()), sf::status::ok);
     EXPECT_TRUE(sftest::bit_equal(out16.data(), vec16.data(), count)) << name << ": f16 backends differ";
 
     const std::size_t valid = std::size_t(c.valid_len) * Cfg::d_model;
@@ -296,10 +299,10 @@ void check_int8_sqnr(const char* name) {
     static sf::workspace_int8<Cfg> ws8;
     std::vector<float> ref(count), out(count);
     std::vector<std::int8_t> q(count), y(count), y_default(count);
-    ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len, c.key_mask()), sf::status::ok);
     ASSERT_EQ(sf::quantize_input(w8, c.input.data(), q.data(), count), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), y.data(), c.valid_len), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::default_backend>(w8, ws8, q.data(), y_default.data(), c.valid_len), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), y.data(), c.valid_len, c.key_mask()), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(w8, ws8, q.data(), y_default.data(), c.valid_len, c.key_mask()), sf::status::ok);
     EXPECT_EQ(y, y_default) << name << ": int8 backends differ";
     sf::dequantize_output(w8, y.data(), out.data(), count);
 

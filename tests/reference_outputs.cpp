@@ -18,7 +18,7 @@ int failures = 0;
 
 template <class Cfg, class P>
 void write_case(const std::string& dir, const char* name) {
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         for (int n : valid_lens<Cfg>()) {
             sf::status s;
             const std::vector<unsigned char> y = output_bytes<Cfg, P, sf::reference>(kind, n, s);
@@ -33,7 +33,7 @@ void write_case(const std::string& dir, const char* name) {
 
 template <class M, class P>
 void write_model_case(const std::string& dir, const char* name) {
-    for (input_kind kind : {input_kind::normal, input_kind::large}) {
+    for (input_kind kind : all_input_kinds) {
         for (int n : model_valid_lens<M>()) {
             sf::status s;
             const std::vector<unsigned char> y = model_output_bytes<M, P, sf::reference>(kind, n, s);

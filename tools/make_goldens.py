@@ -4,7 +4,8 @@
 For each configuration in GOLDENS: build a seeded torch.nn.TransformerEncoder (batch_first,
 eval mode, dropout 0; weight matrices re-drawn per layer, every LayerNorm gamma/beta and every
 bias randomised so none is 1 or 0), run one standard-normal input sequence under no_grad with a
-key padding mask hiding positions >= valid_len (no mask when valid_len == seq_len), set the
+key padding mask hiding positions >= valid_len (no mask when valid_len == seq_len) and the
+golden's masked positions (through torch's math path, which computes every query row), set the
 padded output rows to exactly 0, and write
 
     OUT/<name>/model.sfwb     the weights blob, made by tools/export_pytorch.py from the saved
@@ -12,6 +13,7 @@ padded output rows to exactly 0, and write
     OUT/<name>/input.bin      float32 little-endian, [seq_len][d_model]
     OUT/<name>/expected.bin   float32 little-endian, [seq_len][d_model], padded rows 0
     OUT/<name>/valid_len.txt  one integer
+    OUT/<name>/mask.bin       uint8 [seq_len], 1 where a key is masked (goldens with a mask only)
     OUT/<name>/model.hpp      the exporter's C++ header (configurations with header=True)
     OUT/<name>/model_f16.sfwb the same weights exported with --precision f16 (configurations in
                               F16_EXPORTS): numpy's float16 rounding, which the parity tests
@@ -61,6 +63,7 @@ class Golden:
     seed: int
     export_from: str  # "module" or "state_dict": which exporter input path makes the blob
     header: bool      # also write the exporter's C++ header
+    masked: tuple = ()  # positions < valid_len whose keys torch's src_key_padding_mask hides
 
 
 GOLDENS = [Golden(*row) for row in (
@@ -73,6 +76,11 @@ GOLDENS = [Golden(*row) for row in (
     ("tiny_pre_gelu",        REFERENCE_CONFIGS["tiny"],                                      20,  6, "module",     False),
     ("single",               EncoderSpec( 8, 1,  16,  1, 1, False, "relu",      False, 1e-5),  1,  7, "module",     False),
     ("wide_post_relu_final", EncoderSpec(48, 6,  96, 17, 2, False, "relu",      True,  1e-5), 13,  8, "module",     False),
+    # key padding masks anywhere: left padding and a masked key between kept ones
+    ("left_pad_post_relu",   EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  9, "module",     False,
+     (0, 1, 2, 5)),
+    ("masked_pre_gelu_final", EncoderSpec(24, 3, 40,  9, 2, True,  "gelu",      True,  1e-5),  7, 10, "module",     False,
+     (1, 3, 4)),
 )]
 
 # Configurations also exported with --precision f16 (one without and one with a final norm, so
@@ -102,11 +110,20 @@ def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     return encoder
 
 
-def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int) -> torch.Tensor:
+def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, masked: tuple = ()) -> torch.Tensor:
     seq_len = x.shape[1]
     mask = None if valid_len == seq_len else (torch.arange(seq_len) >= valid_len).unsqueeze(0)
-    with torch.no_grad():
-        out = encoder(x, src_key_padding_mask=mask)
+    if masked:
+        hidden = torch.zeros(1, seq_len, dtype=torch.bool)
+        hidden[0, list(masked)] = True
+        mask = hidden if mask is None else mask | hidden
+        # With gradients on, torch takes its math path: every query row computed, masked keys
+        # at -inf (the fast path would drop the masked rows).
+        with torch.enable_grad():
+            out = encoder(x, src_key_padding_mask=mask).detach()
+    else:
+        with torch.no_grad():
+            out = encoder(x, src_key_padding_mask=mask)
     # Torch's nested-tensor fast path returns only max(valid_len) rows; other paths return
     # seq_len rows with computed values in the padded ones. Either way: seq_len rows, padding 0.
     y = torch.zeros_like(x)
@@ -372,7 +389,7 @@ def main() -> int:
             s = g.spec
             encoder = build_encoder(s)
             x = torch.randn(1, s.seq_len, s.d_model)
-            y = run_torch(encoder, x, g.valid_len)
+            y = run_torch(encoder, x, g.valid_len, g.masked)
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))
@@ -386,7 +403,9 @@ def main() -> int:
             write_f32(out / "input.bin", x)
             write_f32(out / "expected.bin", y)
             (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
-            print(f"{g.name:22s} {export_pytorch.describe(s)}  valid_len {g.valid_len}  "
+            if g.masked:
+                (out / "mask.bin").write_bytes(bytes(int(j in g.masked) for j in range(s.seq_len)))
+            print(f"{g.name:22s} {export_pytorch.describe(s)}  valid_len {g.valid_len}  masked {list(g.masked)}  "
                   f"max|y| {float(y.abs().max()):.4f}")
     (args.out / "parity_configs.hpp").write_text(parity_configs_text())
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,13 +43,13 @@ struct precision_traits<int8> {
 // kernels (profilers, calibration, benchmarks). The same checks and results as forward<B>().
 template <class K, class Cfg, class P, int Tile>
 inline status forward_with(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
-                           int valid_len) noexcept {
-    return detail::forward<Cfg, K>(w, ws, x, y, valid_len);
+                           int valid_len, key_padding_mask mask = {}) noexcept {
+    return detail::forward<Cfg, K>(w, ws, x, y, valid_len, mask);
 }
 template <class K, class Cfg, int Tile>
 inline status forward_with(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
-                           std::int8_t* y, int valid_len) noexcept {
-    return detail::forward_int8<Cfg, K, Tile>(w, ws, x, y, valid_len);
+                           std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
+    return detail::forward_int8<Cfg, K, Tile>(w, ws, x, y, valid_len, mask);
 }
 
 template <class Cfg, class P = f32, class Backend = default_backend>
@@ -80,8 +80,9 @@ public:
 
     explicit encoder(const weights_type& w) noexcept : weights_(&w) {}
 
-    status forward(const value_type* x, value_type* y, int valid_len) noexcept {
-        return staticformer::forward<Backend>(*weights_, workspace_, x, y, valid_len);
+    // mask: the keys no row attends (mask.hpp); by default none.
+    status forward(const value_type* x, value_type* y, int valid_len, key_padding_mask mask = {}) noexcept {
+        return staticformer::forward<Backend>(*weights_, workspace_, x, y, valid_len, mask);
     }
 
     const weights_type& weights() const noexcept { return *weights_; }

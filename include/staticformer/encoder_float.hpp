@@ -72,21 +72,25 @@ inline void scale_queries(float* q, int count) noexcept {
 }
 
 // The attention schedule of float encoders: query rows [r0, r0 + rows) of the sequence (scaled,
-// at q, D apart) over the n valid keys (causal: row i over keys 0..i), each head a block of up to
-// Block rows at a time: their scores (into scores, Block rows of S), probabilities, and their
-// context in place of their queries. Causal blocks are one row (each its own key count).
+// at q, D apart) over their keys (composition.hpp, tile_keys), each head a block of up to Block
+// rows at a time: their scores (into scores, Block rows of S), probabilities, and their context
+// in place of their queries. Causal blocks are one row (each its own key count); a row without
+// keys gets a zero context.
 template <class Cfg, class K, int Block>
-inline void attention_rows(float* q, int r0, int rows, int n, const float* keys_t, const float* values,
+inline void attention_rows(float* q, const tile_keys& keys, int rows, const float* keys_t, const float* values,
                            float* scores) noexcept {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len, Dh = Cfg::head_dim, block = Cfg::is_causal ? 1 : Block;
     for (int h = 0; h < Cfg::heads; ++h)
         for (int b0 = 0; b0 < rows; b0 += block) {
-            const int b = rows - b0 < block ? rows - b0 : block;
-            const int keys = Cfg::is_causal ? r0 + b0 + 1 : n;
+            const int b = rows - b0 < block ? rows - b0 : block, n = keys.of_row<Cfg::is_causal>(b0);
             float* qb = q + b0 * D + h * Dh;
-            K::template attention_scores<Dh, S, D>(qb, b, keys_t + h * Dh * S, keys, scores);
-            K::template softmax<S>(scores, b, keys);
-            K::template attention_context<Dh, D, S>(scores, b, values + h * Dh, keys, qb);
+            if (n == 0) {
+                std::memset(qb, 0, Dh * sizeof(float));  // (causal: b is 1)
+                continue;
+            }
+            K::template attention_scores<Dh, S, D>(qb, b, keys_t + h * Dh * S, n, scores);
+            K::template softmax<S>(scores, b, n);
+            K::template attention_context<Dh, D, S>(scores, b, values + h * Dh, n, qb);
         }
 }
 
@@ -123,8 +127,8 @@ struct float_steps {
         scale_queries<Cfg::head_dim>(ws.wide, rows * D);
         return ws.wide;
     }
-    static void attend(const layer&, float* q, int r0, int rows, int n, workspace& ws) noexcept {
-        attention_rows<Cfg, K, workspace::attention_rows>(q, r0, rows, n, ws.keys_t, ws.values, ws.wide + T * D);
+    static void attend(const layer&, float* q, const tile_keys& keys, int rows, workspace& ws) noexcept {
+        attention_rows<Cfg, K, workspace::attention_rows>(q, keys, rows, ws.keys_t, ws.values, ws.wide + T * D);
     }
     static void add_output_projection(const layer& w, const float* q, int rows, float* x, workspace& ws) noexcept {
         K::template linear<D, D>(q, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
@@ -148,15 +152,16 @@ struct float_steps {
 // backend gives the same bytes and no caller reads a silent NaN as a result.
 template <class Cfg, class K, class P, int Tile>
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
-                      int valid_len) noexcept {
-    const status s = check_call<Cfg>(x, y, sizeof(float), valid_len);
+                      int valid_len, key_padding_mask mask) noexcept {
+    status s = check_call<Cfg>(x, y, sizeof(float), valid_len);
+    if (s == status::ok) s = check_mask<Cfg::seq_len>(mask, valid_len);
     if (s != status::ok) return s;
     const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model;
     const std::size_t valid = std::size_t(valid_len) * Cfg::d_model;
     if (!math::all_finite(x, valid)) return status::non_finite_input;
     if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
-    composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>::run(w, y, valid_len, ws);
+    composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>::run(w, y, valid_len, {mask.masked, 0}, ws);
     return math::canonicalize_non_finite(y, valid) ? status::ok : status::non_finite_output;
 }
 
@@ -164,15 +169,16 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws
 
 // Runs one forward pass with caller-owned workspace (for firmware that places it in a chosen
 // RAM section). x and y hold seq_len * d_model floats, row-major; y may equal x (in place) but
-// must not partly overlap it. Rows >= valid_len of y are zero on return. The weights are f32 or
+// must not partly overlap it. Rows >= valid_len of y are zero on return. mask: the keys no row
+// attends (mask.hpp). The weights are f32 or
 // f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way. A NaN or
 // infinity in the valid input rows returns non_finite_input (y untouched); a pass that overflows,
 // non_finite_output (every valid value of y the canonical NaN, math/finite.hpp).
 template <class Backend = default_backend, class Cfg, class P, int Tile>
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
-                      int valid_len) noexcept {
+                      int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len);
+    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask);
 }
 
 }  // namespace staticformer

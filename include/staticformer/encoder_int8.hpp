@@ -41,32 +41,36 @@ using workspace_int8_for = workspace_int8<Cfg, tile_for<Cfg, Backend>>;
 
 namespace detail {
 
-// The int8 attention schedule: query rows [r0, r0 + rows) (at ws.query, D apart) over the n
-// valid keys (causal: row i over keys 0..i), their context in place of their queries. With an
-// attention batch of 1 row by row, head by head; else (row, head) pairs k = r H + h, B at a time:
-// scores of all B, their softmax (one call: a kernel set may overlap the rows' dependent steps),
-// contexts. Pairs of one call share their key count: causal calls stay within a row. Out of line:
-// inlined, GCC 12 lays out the reference kernels' loops around it less well on Cortex-M.
+// The int8 attention schedule: query rows [r0, r0 + rows) (at ws.query, D apart) over their
+// keys (composition.hpp, tile_keys), their context in place of their queries; a row without
+// keys (causal, masked) gets a zero context. With an attention batch of 1 row by row, head by
+// head; else (row, head) pairs k = r H + h, B at a time: scores of all B, their softmax (one
+// call: a kernel set may overlap the rows' dependent steps), contexts. Pairs of one call share
+// their key count: causal calls stay within a row. Out of line: inlined, GCC 12 lays out the
+// reference kernels' loops around it less well on Cortex-M.
 template <class Cfg, class K, int Tile>
-STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, int r0, int rows, int n,
+STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const tile_keys& keys, int rows,
                                                   workspace_int8<Cfg, Tile>& ws) noexcept {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim, T = Tile;
     constexpr int B = workspace_int8<Cfg, Tile>::attention_batch;
-    const auto keys = [&](int r) { return Cfg::is_causal ? r0 + r + 1 : n; };
     if constexpr (B == 1) {
-        for (int r = 0; r < rows; ++r)
-            for (int h = 0; h < H; ++h) {
+        for (int r = 0; r < rows; ++r) {
+            const int n = keys.of_row<Cfg::is_causal>(r);
+            if (n == 0) std::memset(ws.query + r * D, 0, D);  // the context's zero point is 0
+            for (int h = 0; h < H && n > 0; ++h) {
                 std::int8_t* q = ws.query + r * D + h * Dh;
-                K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, keys(r), ws.scores);
-                K::softmax(ws.scores, keys(r), a.logits, ws.probs);
-                K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, keys(r), a.context, q);
+                K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
+                K::softmax(ws.scores, n, a.logits, ws.probs);
+                K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, n, a.context, q);
             }
+        }
     } else {
         const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
         constexpr int group = Cfg::is_causal ? H : T * H;
         for (int g0 = 0; g0 < rows * H; g0 += group) {
-            const int g_end = rows * H - g0 < group ? rows * H : g0 + group, m = keys(g0 / H);
-            for (int k0 = g0; k0 < g_end; k0 += B) {
+            const int g_end = rows * H - g0 < group ? rows * H : g0 + group, m = keys.of_row<Cfg::is_causal>(g0 / H);
+            if (m == 0) std::memset(query(g0), 0, std::size_t(g_end - g0) * Dh);  // (causal: one row's heads)
+            for (int k0 = g0; k0 < g_end && m > 0; k0 += B) {
                 const int count = g_end - k0 < B ? g_end - k0 : B;
                 for (int b = 0; b < count; ++b)
                     K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, m,
@@ -112,8 +116,8 @@ struct int8_steps {
         K::linear(src, rows, w.query, ws.query);
         return ws.query;
     }
-    static void attend(const layer& w, std::int8_t*, int r0, int rows, int n, workspace& ws) noexcept {
-        attention_rows_int8<Cfg, K, Tile>(w.attention, r0, rows, n, ws);
+    static void attend(const layer& w, std::int8_t*, const tile_keys& keys, int rows, workspace& ws) noexcept {
+        attention_rows_int8<Cfg, K, Tile>(w.attention, keys, rows, ws);
     }
     static void add_output_projection(const layer& w, const std::int8_t* q, int rows, std::int8_t* x,
                                       workspace& ws) noexcept {
@@ -140,12 +144,13 @@ struct int8_steps {
 // sets the padded rows to the output's zero point (the int8 code of 0.0).
 template <class Cfg, class K, int Tile>
 inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
-                           std::int8_t* y, int valid_len) noexcept {
-    const status s = check_call<Cfg>(x, y, sizeof(std::int8_t), valid_len);
+                           std::int8_t* y, int valid_len, key_padding_mask mask) noexcept {
+    status s = check_call<Cfg>(x, y, sizeof(std::int8_t), valid_len);
+    if (s == status::ok) s = check_mask<Cfg::seq_len>(mask, valid_len);
     if (s != status::ok) return s;
     const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model, valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
-    composition<Cfg, int8_steps<Cfg, K, Tile>>::run(w, y, valid_len, ws);
+    composition<Cfg, int8_steps<Cfg, K, Tile>>::run(w, y, valid_len, {mask.masked, 0}, ws);
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
     return status::ok;
 }
@@ -154,12 +159,12 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
 
 // Runs one int8 forward pass with caller-owned workspace. x and y hold seq_len * d_model int8
 // values, row-major, quantised with w.input and w.output (quant/convert.hpp converts floats on
-// the host); y may equal x but must not partly overlap it.
+// the host); y may equal x but must not partly overlap it. mask: as for float encoders.
 template <class Backend = default_backend, class Cfg, int Tile>
 inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
-                      std::int8_t* y, int valid_len) noexcept {
+                      std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
-    return detail::forward_int8<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len);
+    return detail::forward_int8<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len, mask);
 }
 
 }  // namespace staticformer

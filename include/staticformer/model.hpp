@@ -4,7 +4,7 @@
 //   2. positions added row by row (scaled token embeddings take theirs in step 1, in one FMA);
 //      the embedding LayerNorm; padded rows set to zero
 //   3. the encoder's composition on the valid rows, in place
-//   4. pooling (row 0, or the mean of the valid rows) and the head's logits
+//   4. pooling (row 0, or the mean of the valid rows whose keys the mask keeps) and the head's logits
 // Every step runs through the kernel set, so each backend gives the reference's bytes.
 #pragma once
 
@@ -213,34 +213,47 @@ struct model_composition {
         return n;
     }
 
-    // Step 4: the output of a pass whose encoder output is in y (n valid rows).
+    // The kept rows of y's first n moved to its front (in order); returns how many.
+    static int compact_kept(value* y, int n, kept_keys mask) noexcept {
+        int kept = 0;
+        for (int r = 0; r < n; ++r)
+            if (mask.kept(r)) std::memmove(y + kept++ * D, y + r * D, D * sizeof(value));
+        return kept;
+    }
+
+    // Step 4: the output of a pass whose encoder output is in y (n valid rows; the mean pools
+    // the rows the mask keeps, moving them to y's front).
     template <class Output>
-    static void back(const weights& w, const value* y, int n, Output* out, workspace& ws) noexcept {
+    static void back(const weights& w, value* y, int n, kept_keys mask, Output* out, workspace& ws) noexcept {
         if constexpr (M::pooling != pooling_kind::none) {
             value* pooled = M::has_head ? ws.pooled : reinterpret_cast<value*>(out);
             if constexpr (M::pooling == pooling_kind::cls)
                 std::memcpy(pooled, y, D * sizeof(value));
             else
-                Steps::mean_rows(y, n, pooled);
+                Steps::mean_rows(y, mask.masked ? compact_kept(y, n, mask) : n, pooled);
             if constexpr (M::has_head) Steps::head(w, pooled, out);
         }
     }
 
     template <class Input, class Output>
-    static void run(const weights& w, const Input* in, int valid_tokens, Output* out, workspace& ws) noexcept {
+    static void run(const weights& w, const Input* in, int valid_tokens, const std::uint8_t* masked, Output* out,
+                    workspace& ws) noexcept {
         value* y = workspace::pooled_output ? ws.sequence : reinterpret_cast<value*>(out);
         const int n = embed_rows(w, in, valid_tokens, y, ws, [](const value*, int) {});
-        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, n, ws.encoder);
+        const kept_keys mask{masked, first};  // the CLS row's key is kept
+        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, n, mask, ws.encoder);
         if constexpr (M::pooling == pooling_kind::none) Steps::pad(w, y, n);  // the output is the sequence
-        back(w, y, n, out, ws);
+        back(w, y, n, mask, out, ws);
     }
 };
 
 // The call and every token id and float input value, before anything is written: float models
 // refuse NaN and infinity as encoders do (forward in encoder.hpp).
 template <class M, class P>
-inline status check_model_input(const model_input_t<M, P>* in, const void* out, int valid_tokens) noexcept {
-    const status s = check_model_call<M, P>(in, out, valid_tokens);
+inline status check_model_input(const model_input_t<M, P>* in, const void* out, int valid_tokens,
+                                key_padding_mask mask) noexcept {
+    status s = check_model_call<M, P>(in, out, valid_tokens);
+    if (s == status::ok) s = check_mask<M::input_tokens>(mask, valid_tokens, M::has_cls);
     if (s != status::ok) return s;
     if constexpr (M::input == input_kind::tokens) {
         for (int t = 0; t < valid_tokens; ++t)
@@ -256,10 +269,11 @@ inline status check_model_input(const model_input_t<M, P>* in, const void* out, 
 // Validates the call and runs the model.
 template <class M, class K, class P, int Tile>
 inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
-                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens) noexcept {
-    const status s = check_model_input<M, P>(in, out, valid_tokens);
+                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
+                            key_padding_mask mask) noexcept {
+    const status s = check_model_input<M, P>(in, out, valid_tokens, mask);
     if (s != status::ok) return s;
-    model_composition<M, typename model_steps_for<M, K, P, Tile>::type>::run(w, in, valid_tokens, out, ws);
+    model_composition<M, typename model_steps_for<M, K, P, Tile>::type>::run(w, in, valid_tokens, mask.masked, out, ws);
     if constexpr (std::is_same<P, int8>::value) {
         return status::ok;
     } else {
@@ -283,20 +297,22 @@ using kernel_set_for = typename precision_traits<P>::template kernels<Backend>;
 // logits (int8: std::int32_t, in weights.quant.logits). in and out must not overlap. Float
 // inputs with a NaN or infinity return non_finite_input (nothing written); a pass that overflows
 // returns non_finite_output with every output value (valid rows) the canonical NaN.
+// mask: torch's src_key_padding_mask over the input tokens (mask.hpp; a CLS row's key is always
+// kept): the masked tokens' keys get no attention and mean pooling leaves their rows out.
 template <class Backend = default_backend, class M, class P, int Tile>
 inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
-                      const model_input_t<M, P>* in, model_output_t<M, P>* out,
-                      int valid_tokens = M::input_tokens) noexcept {
+                      const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens = M::input_tokens,
+                      key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward_model<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens);
+    return detail::forward_model<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, mask);
 }
 
 // The same with any kernel set K (profilers, tests): see forward_with for encoders.
 template <class K, class M, class P, int Tile>
 inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
                            const model_input_t<M, P>* in, model_output_t<M, P>* out,
-                           int valid_tokens = M::input_tokens) noexcept {
-    return detail::forward_model<M, K>(w, ws, in, out, valid_tokens);
+                           int valid_tokens = M::input_tokens, key_padding_mask mask = {}) noexcept {
+    return detail::forward_model<M, K>(w, ws, in, out, valid_tokens, mask);
 }
 
 // The first index of the largest of n values (a classifier's label).
@@ -334,15 +350,17 @@ public:
 
     explicit model(const weights_type& w) noexcept : weights_(&w) {}
 
-    status forward(const input_type* in, output_type* out, int valid_tokens = input_tokens) noexcept {
-        return staticformer::forward<Backend>(*weights_, workspace_, in, out, valid_tokens);
+    status forward(const input_type* in, output_type* out, int valid_tokens = input_tokens,
+                   key_padding_mask mask = {}) noexcept {
+        return staticformer::forward<Backend>(*weights_, workspace_, in, out, valid_tokens, mask);
     }
 
     // Logits (classes floats) and their arg-max; label may be null. On error the label is not
     // written, nor the logits (except non_finite_output: canonical NaNs, see forward).
-    status classify(const input_type* in, output_type* logits, int* label, int valid_tokens = input_tokens) noexcept {
+    status classify(const input_type* in, output_type* logits, int* label, int valid_tokens = input_tokens,
+                    key_padding_mask mask = {}) noexcept {
         static_assert(M::has_head, "classify needs a model with classifier_head<Classes>");
-        const status s = forward(in, logits, valid_tokens);
+        const status s = forward(in, logits, valid_tokens, mask);
         if (s == status::ok && label != nullptr) *label = arg_max(logits, M::classes);
         return s;
     }

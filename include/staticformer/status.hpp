@@ -30,6 +30,9 @@ enum class status : int {
     non_finite_input,       // a NaN or an infinity among the valid input values (nothing written)
     non_finite_output,      // the pass overflowed to infinity or NaN: every valid output value is
                             // the canonical quiet NaN (0x7fc00000), on every backend alike
+    bad_mask_length,        // a key padding mask shorter than valid_len or longer than seq_len
+                            // (a model: than its input tokens)
+    all_keys_masked,        // a key padding mask that leaves no valid key to attend (nothing written)
 };
 
 // A short, stable, human-readable name for logs.
@@ -57,6 +60,8 @@ constexpr const char* to_string(status s) noexcept {
     case status::blob_non_finite: return "blob_non_finite";
     case status::non_finite_input: return "non_finite_input";
     case status::non_finite_output: return "non_finite_output";
+    case status::bad_mask_length: return "bad_mask_length";
+    case status::all_keys_masked: return "all_keys_masked";
     }
     return "unknown";
 }

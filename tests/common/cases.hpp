@@ -58,16 +58,35 @@ void make_weights(sf::encoder_weights<Cfg, sf::f32>& w, std::uint64_t seed) {
     }
 }
 
-enum class input_kind { normal, large };
-inline const char* name_of(input_kind k) { return k == input_kind::normal ? "normal" : "large"; }
+enum class input_kind { normal, large, masked };
+inline const char* name_of(input_kind k) {
+    return k == input_kind::normal ? "normal" : k == input_kind::large ? "large" : "masked";
+}
+constexpr input_kind all_input_kinds[] = {input_kind::normal, input_kind::large, input_kind::masked};
 
-// Input rows: "normal" is uniform in [-2, 2); "large" in [-256, 256) with a few extreme values,
-// to drive softmax, exp and GELU into their clamps (and the int8 input into saturation).
+// The key padding mask of an input kind for valid_len n, `length` entries: "masked" hides the
+// first n / 3 keys (left padding, as a ring buffer that is filling) and every fourth from key 2,
+// keeps key n - 1 (the mask keeps a key), and sets the entries from n on (never read); the other
+// kinds have none (empty).
+inline std::vector<std::uint8_t> make_mask(input_kind kind, int length, int n) {
+    if (kind != input_kind::masked) return {};
+    std::vector<std::uint8_t> m(std::size_t(length), 1);
+    for (int j = 0; j < n; ++j) m[std::size_t(j)] = j < n / 3 || j % 4 == 2;
+    m[std::size_t(n - 1)] = 0;
+    return m;
+}
+inline sf::key_padding_mask as_key_mask(const std::vector<std::uint8_t>& m) {
+    return m.empty() ? sf::key_padding_mask{} : sf::key_padding_mask{m.data(), int(m.size())};
+}
+
+// Input rows: "normal" (and "masked") is uniform in [-2, 2); "large" in [-256, 256) with a few
+// extreme values, to drive softmax, exp and GELU into their clamps (and the int8 input into
+// saturation).
 template <class Cfg>
 std::vector<float> make_input(input_kind kind) {
     std::vector<float> x(std::size_t(Cfg::seq_len) * Cfg::d_model);
     splitmix64 g{0x1234u + Cfg::d_model};
-    fill_uniform(x.data(), x.size(), g, kind == input_kind::normal ? 2.0f : 256.0f);
+    fill_uniform(x.data(), x.size(), g, kind == input_kind::large ? 256.0f : 2.0f);
     if (kind == input_kind::large)
         for (std::size_t i = 0; i < x.size(); i += 7) x[i] = (i % 2 ? -1.0f : 1.0f) * 3.0e4f;
     return x;
@@ -136,22 +155,23 @@ std::vector<std::int8_t> make_input_int8(input_kind kind) {
 }
 
 // The output bytes of one forward pass of the test case's encoder (float rows for f32 and f16,
-// int8 rows for int8) on input `kind` with valid_len n; s receives the status.
+// int8 rows for int8) on input `kind` (and its mask) with valid_len n; s receives the status.
 template <class Cfg, class P, class Backend>
 std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
     const auto& w = weights_for<Cfg, P>();
+    const std::vector<std::uint8_t> mask = make_mask(kind, Cfg::seq_len, n);
     std::vector<unsigned char> bytes;
     if constexpr (std::is_same<P, sf::int8>::value) {
         static sf::workspace_int8_for<Cfg, Backend> ws;  // the tile an encoder on Backend uses
         const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
         std::vector<std::int8_t> y(x.size(), 99);
-        s = sf::forward<Backend>(w, ws, x.data(), y.data(), n);
+        s = sf::forward<Backend>(w, ws, x.data(), y.data(), n, as_key_mask(mask));
         bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
     } else {
         static sf::workspace_for<Cfg, Backend> ws;
         const std::vector<float> x = make_input<Cfg>(kind);
         std::vector<float> y(x.size(), 123.0f);
-        s = sf::forward<Backend>(w, ws, x.data(), y.data(), n);
+        s = sf::forward<Backend>(w, ws, x.data(), y.data(), n, as_key_mask(mask));
         bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
     }
     return bytes;

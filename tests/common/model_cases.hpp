@@ -108,8 +108,8 @@ const sf::model_weights<M, P>& model_weights_for() {
     return w;
 }
 
-// Inputs: token ids spread over the vocabulary, or floats ("normal" in [-2, 2), "large" in
-// [-256, 256) with some extreme values).
+// Inputs: token ids spread over the vocabulary, or floats ("normal" and "masked" in [-2, 2),
+// "large" in [-256, 256) with some extreme values).
 template <class M>
 std::vector<sf::model_input_t<M>> make_model_input(input_kind kind) {
     std::vector<sf::model_input_t<M>> x(M::input_values);
@@ -118,7 +118,7 @@ std::vector<sf::model_input_t<M>> make_model_input(input_kind kind) {
         for (auto& id : x) id = std::int32_t(g.next() % M::vocab);
         if (kind == input_kind::large) x[0] = M::vocab - 1;
     } else {
-        fill_uniform(x.data(), x.size(), g, kind == input_kind::normal ? 2.0f : 256.0f);
+        fill_uniform(x.data(), x.size(), g, kind == input_kind::large ? 256.0f : 2.0f);
         if (kind == input_kind::large)
             for (std::size_t i = 0; i < x.size(); i += 5) x[i] = (i % 2 ? -1.0f : 1.0f) * 3.0e4f;
     }
@@ -153,8 +153,9 @@ template <class M, class P, class Backend>
 std::vector<unsigned char> model_output_bytes(input_kind kind, int n, sf::status& s) {
     static sf::model_workspace_for<M, Backend, P> ws;
     const auto x = make_model_input_for<M, P>(kind);
+    const std::vector<std::uint8_t> mask = make_mask(kind, M::input_tokens, n);
     std::vector<sf::model_output_t<M, P>> y(M::output_values, sf::model_output_t<M, P>(99));
-    s = sf::forward<Backend>(model_weights_for<M, P>(), ws, x.data(), y.data(), n);
+    s = sf::forward<Backend>(model_weights_for<M, P>(), ws, x.data(), y.data(), n, as_key_mask(mask));
     return {reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size())};
 }
 

@@ -42,7 +42,7 @@ public:
     // Returns forward()'s status for this input; unless ok, nothing is recorded.
     status observe(const model_input_t<M>* in, int valid_tokens) {
         std::vector<float> rows(std::size_t(S) * D), encoded(rows.size()), out(M::output_values);
-        status s = staticformer::detail::check_model_input<M, f32>(in, out.data(), valid_tokens);
+        status s = staticformer::detail::check_model_input<M, f32>(in, out.data(), valid_tokens, {});
         if (s != status::ok) return s;
         const std::vector<std::size_t> before = sizes(), encoder_before = encoder_.pass_->rec.sizes();
         int stage = 0;
@@ -57,7 +57,7 @@ public:
         s = encoder_.observe(rows.data(), n, encoded.data());  // non_finite_input: the embedding overflowed
         if constexpr (M::has_head) {
             if (s == status::ok) {
-                steps::back(weights_, encoded.data(), n, out.data(), *ws_);
+                steps::back(weights_, encoded.data(), n, {}, out.data(), *ws_);
                 if (!math::all_finite(out.data(), out.size())) s = status::non_finite_output;
                 logits_.insert(logits_.end(), out.begin(), out.end());
             }

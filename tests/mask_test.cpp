@@ -1,0 +1,164 @@
+// Key padding masks (mask.hpp), checked against the unmasked encoder: a masked key gets no
+// attention, so the rows whose keys are kept give, bit for bit, the output of the sequence of
+// those rows alone (causal too: row i's keys are the kept ones of rows 0..i, the compacted
+// sequence's 0..rank(i)); a causal row without keys attends nothing; bad masks return their
+// status and write nothing. (The golden set's "masked" inputs hold every backend to the
+// reference's bytes; the PyTorch goldens left_pad_post_relu and masked_pre_gelu_final hold the
+// reference to torch's src_key_padding_mask.)
+#include <gtest/gtest.h>
+
+#include <staticformer/staticformer.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "common/cases.hpp"
+#include "common/compare.hpp"
+
+namespace {
+
+using namespace sftest;
+
+template <class Cfg, class P>
+using value_of = typename sf::precision_traits<P>::value;
+
+template <class Cfg, class P>
+std::vector<value_of<Cfg, P>> input_of() {
+    if constexpr (std::is_same<P, sf::int8>::value)
+        return make_input_int8<Cfg>(input_kind::normal);
+    else
+        return make_input<Cfg>(input_kind::normal);
+}
+
+template <class Cfg, class P, class Backend>
+std::vector<value_of<Cfg, P>> run_masked(const std::vector<value_of<Cfg, P>>& x, int n, sf::key_padding_mask mask) {
+    static typename sf::encoder<Cfg, P, Backend>::workspace_type ws;
+    std::vector<value_of<Cfg, P>> y(x.size(), value_of<Cfg, P>(7));
+    EXPECT_EQ(sf::forward<Backend>(weights_for<Cfg, P>(), ws, x.data(), y.data(), n, mask), sf::status::ok);
+    return y;
+}
+
+// The kept rows of a masked pass equal the pass over the kept rows alone.
+template <class Cfg, class P, class Backend>
+void check_kept_rows(const char* name) {
+    constexpr int D = Cfg::d_model;
+    const auto x = input_of<Cfg, P>();
+    for (int n : valid_lens<Cfg>()) {
+        const std::vector<std::uint8_t> mask = make_mask(input_kind::masked, Cfg::seq_len, n);
+        const auto masked = run_masked<Cfg, P, Backend>(x, n, as_key_mask(mask));
+        std::vector<value_of<Cfg, P>> kept(x.size(), value_of<Cfg, P>(0));
+        std::vector<int> rows;
+        for (int r = 0; r < n; ++r)
+            if (!mask[std::size_t(r)]) {
+                std::memcpy(&kept[rows.size() * D], &x[std::size_t(r) * D], D * sizeof(x[0]));
+                rows.push_back(r);
+            }
+        const auto alone = run_masked<Cfg, P, Backend>(kept, int(rows.size()), {});
+        for (std::size_t k = 0; k < rows.size(); ++k)
+            EXPECT_EQ(std::memcmp(&masked[std::size_t(rows[k]) * D], &alone[k * D], D * sizeof(x[0])), 0)
+                << name << " " << precision_name<P> << " valid_len " << n << ": kept row " << rows[k];
+    }
+}
+
+template <class Cfg>
+void check_kept_rows_all(const char* name) {
+    check_kept_rows<Cfg, sf::f32, sf::reference>(name);
+    check_kept_rows<Cfg, sf::f32, sf::default_backend>(name);
+    check_kept_rows<Cfg, sf::int8, sf::reference>(name);
+    check_kept_rows<Cfg, sf::int8, sf::default_backend>(name);
+}
+
+TEST(EncoderMask, KeptRowsEqualTheirSequenceAlone) {
+    check_kept_rows_all<odd_pre_gelu>("odd_pre_gelu");
+    check_kept_rows_all<tanh_post>("tanh_post");
+    check_kept_rows_all<tile3_pre_relu>("tile3_pre_relu");
+    check_kept_rows_all<causal_pre>("causal_pre");
+}
+
+// Causal rows before the first kept key attend nothing: their output does not depend on the
+// value projection, which every other row's does.
+template <class P>
+void check_rows_without_keys() {
+    using cfg = causal_pre;
+    constexpr int D = cfg::d_model, S = cfg::seq_len;
+    const auto x = input_of<cfg, P>();
+    std::vector<std::uint8_t> mask(S, 0);
+    mask[0] = mask[1] = mask[4] = 1;
+    static sf::encoder_weights<cfg, P> other;
+    other = weights_for<cfg, P>();
+    for (auto& l : other.layer) {
+        if constexpr (std::is_same<P, sf::int8>::value) {
+            std::int8_t* v = &l.value.w[0][0][0];
+            for (std::size_t i = 0; i < sizeof(l.value.w); ++i) v[i] = std::int8_t(-v[i] / 2);
+        } else {
+            for (int c = 0; c < D; ++c) l.qkv_b[2 * D + c] += 0.5f;
+        }
+    }
+    static typename sf::encoder<cfg, P, sf::reference>::workspace_type ws;
+    std::vector<value_of<cfg, P>> a(x.size()), b(x.size());
+    const sf::key_padding_mask m{mask.data(), S};
+    ASSERT_EQ(sf::forward<sf::reference>(weights_for<cfg, P>(), ws, x.data(), a.data(), S, m), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(other, ws, x.data(), b.data(), S, m), sf::status::ok);
+    for (int r = 0; r < S; ++r)
+        EXPECT_EQ(std::memcmp(&a[std::size_t(r) * D], &b[std::size_t(r) * D], D * sizeof(a[0])) == 0, r < 2)
+            << precision_name<P> << " row " << r;
+    EXPECT_EQ((run_masked<cfg, P, sf::default_backend>(x, S, m)), a);
+}
+
+TEST(EncoderMask, CausalRowsWithoutKeysAttendNothing) {
+    check_rows_without_keys<sf::f32>();
+    check_rows_without_keys<sf::int8>();
+}
+
+// Bad masks: their status, and not a byte written.
+template <class P>
+void check_bad_masks() {
+    using cfg = odd_pre_gelu;
+    constexpr int S = cfg::seq_len;
+    sf::encoder<cfg, P> enc{weights_for<cfg, P>()};
+    const auto x = input_of<cfg, P>();
+    std::vector<std::uint8_t> all(S + 1, 1), some(S + 1, 0);
+    some[2] = 1;
+    const struct {
+        sf::key_padding_mask mask;
+        int valid_len;
+        sf::status expected;
+    } cases[] = {
+        {{static_cast<const std::uint8_t*>(nullptr), S}, S, sf::status::null_pointer},
+        {{some.data(), S + 1}, S, sf::status::bad_mask_length},
+        {{some.data(), 3}, 4, sf::status::bad_mask_length},
+        {{some.data(), -1}, 4, sf::status::bad_mask_length},
+        {{all.data(), S}, S, sf::status::all_keys_masked},
+        {{all.data(), 2}, 2, sf::status::all_keys_masked},
+    };
+    const auto untouched = value_of<cfg, P>(42);
+    for (const auto& c : cases) {
+        std::vector<value_of<cfg, P>> y(x.size(), untouched);
+        EXPECT_EQ(enc.forward(x.data(), y.data(), c.valid_len, c.mask), c.expected) << sf::to_string(c.expected);
+        for (auto v : y) ASSERT_EQ(v, untouched);
+    }
+    // Entries from valid_len on are not read; a mask as long as valid_len is enough.
+    std::vector<value_of<cfg, P>> y1(x.size()), y2(x.size());
+    ASSERT_EQ(enc.forward(x.data(), y1.data(), 4, sf::key_padding_mask{some.data(), 4}), sf::status::ok);
+    std::vector<std::uint8_t> tail = some;
+    std::fill(tail.begin() + 4, tail.end(), 1);
+    ASSERT_EQ(enc.forward(x.data(), y2.data(), 4, sf::key_padding_mask{tail.data(), S}), sf::status::ok);
+    EXPECT_EQ(y1, y2);
+    // An all-zero mask is no mask; bool arrays are read as torch's True / False.
+    std::vector<std::uint8_t> none(S, 0);
+    const bool torch_style[S] = {false, false, true};
+    std::vector<value_of<cfg, P>> y3(x.size()), y4(x.size()), y5(x.size());
+    ASSERT_EQ(enc.forward(x.data(), y3.data(), S, sf::key_padding_mask{none.data(), S}), sf::status::ok);
+    ASSERT_EQ(enc.forward(x.data(), y4.data(), S), sf::status::ok);
+    EXPECT_EQ(y3, y4);
+    ASSERT_EQ(enc.forward(x.data(), y5.data(), 4, sf::key_padding_mask{torch_style, S}), sf::status::ok);
+    EXPECT_EQ(y5, y1);
+}
+
+TEST(EncoderMask, BadMasksWriteNothing) {
+    check_bad_masks<sf::f32>();
+    check_bad_masks<sf::f16>();
+    check_bad_masks<sf::int8>();
+}
+
+}  // namespace
