@@ -28,6 +28,19 @@
 namespace {
 
 namespace sf = staticformer;
+
+// A golden's key padding mask (mask.bin, 1 where a token is masked), or none.
+struct golden_mask {
+    std::vector<unsigned char> bytes;
+    explicit golden_mask(const std::string& dir) {
+        if (std::ifstream(dir + "/mask.bin")) {
+            EXPECT_TRUE(sftest::read_file(dir + "/mask.bin", bytes)) << dir;
+        }
+    }
+    sf::key_padding_mask get() const {
+        return bytes.empty() ? sf::key_padding_mask{} : sf::key_padding_mask{bytes.data(), int(bytes.size())};
+    }
+};
 using namespace golden_models;
 
 double worst_model_error = 0;
@@ -66,9 +79,10 @@ void check_against(const char* name, const sf::model_weights<M, P>& w, const cha
 
     static sf::model_workspace_for<M, sf::reference> ws_ref;
     static sf::model_workspace_for<M, sf::default_backend> ws;
+    const golden_mask mask(dir);
     std::vector<float> ref(M::output_values, 9.0f), vec(M::output_values, 9.0f);
-    ASSERT_EQ(sf::forward<sf::reference>(w, ws_ref, x.data(), ref.data(), valid), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::default_backend>(w, ws, x.data(), vec.data(), valid), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::reference>(w, ws_ref, x.data(), ref.data(), valid, mask.get()), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(w, ws, x.data(), vec.data(), valid, mask.get()), sf::status::ok);
     EXPECT_TRUE(sftest::bit_equal(ref.data(), vec.data(), ref.size())) << name << ": backends differ";
 
     float scale = 1.0f;
@@ -148,8 +162,9 @@ void check_model_int8(const char* name, sf::quant::method method) {
     static sf::model_workspace_for<M, sf::reference, sf::int8> ws_ref;
     static sf::model_workspace_for<M, sf::default_backend, sf::int8> ws;
     std::vector<sf::model_output_t<M, sf::int8>> q(M::output_values), qv(M::output_values);
-    ASSERT_EQ(sf::forward<sf::reference>(*w8, ws_ref, x8.data(), q.data(), valid), sf::status::ok);
-    ASSERT_EQ(sf::forward<sf::default_backend>(*w8, ws, x8.data(), qv.data(), valid), sf::status::ok);
+    const golden_mask mask(dir);
+    ASSERT_EQ(sf::forward<sf::reference>(*w8, ws_ref, x8.data(), q.data(), valid, mask.get()), sf::status::ok);
+    ASSERT_EQ(sf::forward<sf::default_backend>(*w8, ws, x8.data(), qv.data(), valid, mask.get()), sf::status::ok);
     EXPECT_EQ(q, qv) << name << ": backends differ";
     std::vector<float> y(M::output_values);
     if constexpr (M::has_head)
@@ -172,6 +187,9 @@ TEST(ParityModelInt8, tokens_causal) {
     check_model_int8<tokens_causal_config>("tokens_causal", sf::quant::method::percentile);
 }
 TEST(ParityModelInt8, features_seq) { check_model_int8<features_seq_config>("features_seq", sf::quant::method::min_max); }
+TEST(ParityModelInt8, sensor_left_pad) {
+    check_model_int8<sensor_left_pad_config>("sensor_left_pad", sf::quant::method::min_max);
+}
 
 TEST(ParityModelInt8, HeadersEqualBlobs) {
     aligned_file b;

@@ -119,7 +119,15 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
             f"/* One pass: input[{P}_INPUT_VALUES] (the first valid_tokens tokens are read) -> output[{P}_OUTPUT_VALUES]. */",
             f"{prefix}_status {prefix}_forward(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens);",
             f"{prefix}_status {prefix}_forward_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
-            f"    {prefix}_output_t* output, int valid_tokens);"]
+            f"    {prefix}_output_t* output, int valid_tokens);", "",
+            "/* The same with a key padding mask, torch's src_key_padding_mask for this input: mask[t] != 0 hides",
+            " * token t's key from every row (and leaves its row out of mean pooling). mask_length: valid_tokens",
+            f" * .. {P}_INPUT_TOKENS entries (_BAD_MASK_LENGTH else); NULL with length 0 is no mask; a mask that",
+            " * hides every valid token (without a CLS token) returns _ALL_KEYS_MASKED. */",
+            f"{prefix}_status {prefix}_forward_masked(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens,",
+            "    const uint8_t* mask, int mask_length);",
+            f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
+            f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);"]
     if precision == "int8":
         out += ["", "/* int8: how the caller quantises the input values and reads the output values (logits: int32):",
                 " * real = scale * (q - zero_point). Any pointer may be NULL. */",
@@ -130,7 +138,12 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
                 f"{prefix}_status {prefix}_classify(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
                 "    int valid_tokens);",
                 f"{prefix}_status {prefix}_classify_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
-                f"    {prefix}_output_t* logits, int* label, int valid_tokens);"]
+                f"    {prefix}_output_t* logits, int* label, int valid_tokens);",
+                f"{prefix}_status {prefix}_classify_masked(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
+                "    int valid_tokens, const uint8_t* mask, int mask_length);",
+                f"{prefix}_status {prefix}_classify_masked_ws(void* workspace, size_t workspace_bytes,",
+                f"    const {prefix}_input_t* input, {prefix}_output_t* logits, int* label, int valid_tokens, const uint8_t* mask,",
+                "    int mask_length);"]
     out += ["", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {P}_H */"]
     return "\n".join(out) + "\n"
 
@@ -167,8 +180,9 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
            "    return ::new (buffer) workspace_type;  // trivial: begins its lifetime, writes nothing",
            "}", ""]
     if info["classes"] > 0:
-        out += ["sf::status classify(workspace_type& ws, const input_type* in, output_type* logits, int* label, int valid) noexcept {",
-                "    const sf::status s = sf::forward(weights, ws, in, logits, valid);",
+        out += ["sf::status classify(workspace_type& ws, const input_type* in, output_type* logits, int* label, int valid,",
+                "                    sf::key_padding_mask mask = {}) noexcept {",
+                "    const sf::status s = sf::forward(weights, ws, in, logits, valid, mask);",
                 "    if (s == sf::status::ok && label != nullptr) *label = sf::arg_max(logits, classes);",
                 "    return s;",
                 "}", ""]
@@ -184,6 +198,16 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
             "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
             f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
             f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens));",
+            "}", "",
+            f"{prefix}_status {prefix}_forward_masked(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens,",
+            f"    const uint8_t* mask, int mask_length) {{",
+            f"    return {prefix}_status(sf::forward(weights, static_workspace, input, output, valid_tokens, {{mask, mask_length}}));",
+            "}", "",
+            f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
+            f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {{",
+            "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
+            f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+            f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens, {{mask, mask_length}}));",
             "}"]
     if info["classes"] > 0:
         out += ["",
@@ -195,6 +219,17 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
                 "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
                 f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
                 f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens));",
+                "}", "",
+                f"{prefix}_status {prefix}_classify_masked(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
+                f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
+                f"    return {prefix}_status(classify(static_workspace, input, logits, label, valid_tokens, {{mask, mask_length}}));",
+                "}", "",
+                f"{prefix}_status {prefix}_classify_masked_ws(void* workspace, size_t workspace_bytes,",
+                f"    const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
+                f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
+                "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
+                f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+                f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens, {{mask, mask_length}}));",
                 "}"]
     if precision == "int8":
         # A model's output scale is its logits' (or, headless, its encoder output's).

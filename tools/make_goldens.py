@@ -200,6 +200,7 @@ def parity_configs_text() -> str:
 #                                (padded rows 0)
 #   expected_f16.bin             the same model with every parameter rounded to binary16
 #   valid_len.txt                input tokens given (an image: all its patches)
+#   mask.bin                     uint8 [tokens], 1 where a token's key is masked (masked goldens)
 #   model.hpp                    the exporter's header (MODEL_HEADERS)
 #   calibration.bin, model_int8.sfwm, model_int8.hpp   int8 exports (MODEL_INT8_EXPORTS)
 # and OUT/models/model_configs.hpp: golden_models::<name>_config, STATICFORMER_GOLDEN_MODELS(X).
@@ -212,6 +213,7 @@ class ModelGolden:
     valid_len: int    # input tokens given
     seed: int
     export_from: str  # "module" or "state_dict"
+    masked: tuple = ()  # input tokens hidden by a key padding mask (mask.bin)
 
 
 MODEL_GOLDENS = [
@@ -234,12 +236,24 @@ MODEL_GOLDENS = [
                                                    input="patches", image=(1, 6, 6), patch=3,
                                                    positions="learned", pooling="mean", classes=2,
                                                    final_norm=True), 4, 16, "module"),
+    # key padding masks: a left-padded sensor window (CLS, learned positions) and token padding
+    # anywhere with causal attention and mean pooling
+    ModelGolden("sensor_left_pad", "classifier", dict(d_model=16, heads=4, d_ff=32, layers=2, seq_len=13,
+                                                      input="features", features=6, positions="learned",
+                                                      cls_token=True, pooling="cls", classes=4),
+                12, 17, "module", (0, 1, 2, 3, 4)),
+    ModelGolden("tokens_masked_mean", "classifier", dict(d_model=24, heads=3, d_ff=40, layers=2, seq_len=12,
+                                                         input="tokens", vocab=17, positions="sinusoidal",
+                                                         pooling="mean", classes=5, norm_first=True,
+                                                         activation="gelu", causal=True),
+                10, 18, "state_dict", (0, 3, 4, 8)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
 # numpy-drawn inputs (token ids, or standard-normal features / images), written raw (int32 or
 # float32) as the C++ quantiser reads them.
-MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max"}
+MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max",
+                      "sensor_left_pad": "min_max"}
 MODEL_CALIBRATION_SAMPLES = 32
 
 
@@ -278,6 +292,11 @@ def model_input(g: ModelGolden, model: nn.Module) -> torch.Tensor:
 
 
 def run_model(g: ModelGolden, model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    if g.masked:  # with gradients on, torch's math path computes every row (as staticformer)
+        hidden = torch.zeros(1, model.config.seq_len - int(model.config.cls_token), dtype=torch.bool)
+        hidden[0, list(g.masked)] = True
+        with torch.enable_grad():
+            return model(x, torch.tensor([g.valid_len]), key_padding_mask=hidden).detach()
     with torch.no_grad():
         if g.kind == "vit" or model.config.input == "patches":
             return model(x)
@@ -369,6 +388,9 @@ def make_model_goldens(root: Path, tmp: Path) -> None:
         write_f32(out / "expected.bin", y)
         write_f32(out / "expected_f16.bin", y16)
         (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
+        if g.masked:
+            tokens = model.config.seq_len - int(model.config.cls_token)
+            (out / "mask.bin").write_bytes(bytes(int(t in g.masked) for t in range(tokens)))
         spec = model_export.extract_vit(model)[0] if g.kind == "vit" else model_export.classifier_spec(model.config)
         specs.append((g.name, spec))
         print(f"{g.name:22s} {model_export.describe(spec)}  valid {g.valid_len}  max|y| {float(y.abs().max()):.4f}")

@@ -4,7 +4,8 @@
     model = TransformerClassifier(d_model=32, heads=4, d_ff=64, layers=2, seq_len=17,
                                   input="tokens", vocab=17, positions="sinusoidal",
                                   pooling="mean", classes=10)
-    ... train it (model(x) gives logits; model(x, valid_len) for sequences shorter than seq_len) ...
+    ... train it (model(x) gives logits; model(x, valid_len) for sequences shorter than seq_len;
+        model(x, key_padding_mask=input_ids == pad_id) for padding anywhere) ...
     torch.save(model, "model.pt")            # or torch.save(model.state_dict(), "model_sd.pt")
     python3 tools/export_pytorch.py --module model.pt --name digits --header digits.hpp
 
@@ -15,8 +16,11 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
                                    "features" (nn.Linear) or "patches" (nn.Conv2d, kernel = stride)
     rows = rows + positions[row]   "sinusoidal" (the table below), "learned" (a parameter) or "none"
     rows = LayerNorm(rows)         embedding_norm=True
-    rows = nn.TransformerEncoder(rows)   causal=True adds generate_square_subsequent_mask
-    out  = rows | rows[0] | mean(valid rows)   pooling "none", "cls" or "mean"
+    rows = nn.TransformerEncoder(rows)   causal=True adds generate_square_subsequent_mask;
+                                   key_padding_mask hides tokens' keys (src_key_padding_mask)
+    out  = rows | rows[0] | mean(kept rows)    pooling "none", "cls" or "mean" (kept: valid, not
+                                   masked; a causal row with no key to attend gets a zero context
+                                   in staticformer, NaN in torch: it is a masked row)
     out  = Linear(out)             classes > 0
 
 The options, their allowed values and defaults are tools/encoder_schema.py's (MODEL_OPTIONS,
@@ -165,9 +169,40 @@ class TransformerClassifier(nn.Module):
         if config_from_json(state) != self.config:
             raise ValueError(f"state_dict of another configuration: {state}")
 
-    def forward(self, x: torch.Tensor, valid_len: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def encode(self, h: torch.Tensor, kept: Optional[torch.Tensor]) -> torch.Tensor:
+        """self.encoder's layers on rows h whose keys `kept` says (None: all), written out as
+        nn.TransformerEncoderLayer computes them, with one rule of staticformer's: a row with no
+        key to attend (causal, before the first kept key) gets a zero context, where torch's
+        softmax over no key gives NaN, which the next layer's values spread to every row."""
+        n = h.shape[1]
+        causal = self.config.causal
+        mask = nn.Transformer.generate_square_subsequent_mask(n).to(h.device) if causal else None
+        padding = None if kept is None else ~kept
+        no_keys = None
+        if causal and kept is not None:  # row i attends the kept keys of rows 0..i
+            no_keys = (kept.cumsum(dim=1) == 0).unsqueeze(2)
+        for layer in self.encoder.layers:
+            def attend(x, layer=layer):
+                a = layer.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False)[0]
+                return a if no_keys is None else torch.where(no_keys, layer.self_attn.out_proj.bias, a)
+
+            def feed_forward(x, layer=layer):
+                return layer.linear2(layer.activation(layer.linear1(x)))
+
+            if layer.norm_first:
+                h = h + attend(layer.norm1(h))
+                h = h + feed_forward(layer.norm2(h))
+            else:
+                h = layer.norm1(h + attend(h))
+                h = layer.norm2(h + feed_forward(h))
+        return h if self.encoder.norm is None else self.encoder.norm(h)
+
+    def forward(self, x: torch.Tensor, valid_len: Optional[torch.Tensor] = None,
+                key_padding_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         """x: token ids [batch, tokens], features [batch, tokens, features] or images
-        [batch, channels, height, width]; valid_len: real tokens per sequence (the rest padding)."""
+        [batch, channels, height, width]; valid_len: real tokens per sequence (the rest padding);
+        key_padding_mask: bool [batch, tokens], True where a token is padding (anywhere), as
+        src_key_padding_mask: its key gets no attention and mean pooling leaves its row out."""
         c = self.config
         if c.input == "tokens":
             h = self.embedding(x)
@@ -188,16 +223,21 @@ class TransformerClassifier(nn.Module):
             h = self.embedding_norm(h)
         rows = torch.arange(n, device=h.device).unsqueeze(0)
         valid = None if valid_len is None else rows < (valid_len.to(h.device) + int(c.cls_token)).unsqueeze(1)
-        mask = nn.Transformer.generate_square_subsequent_mask(n).to(h.device) if c.causal else None
-        h = self.encoder(h, mask=mask, src_key_padding_mask=None if valid is None else ~valid)
+        kept = valid
+        if key_padding_mask is not None:  # the CLS row's key is always kept
+            hidden = key_padding_mask.to(device=h.device, dtype=torch.bool)
+            if c.cls_token:
+                hidden = torch.cat([torch.zeros_like(hidden[:, :1]), hidden], dim=1)
+            kept = ~hidden if kept is None else kept & ~hidden
+        h = self.encode(h, kept)
         if valid is not None:  # padded rows: exactly zero (masked_fill, not a product: they may be NaN)
             h = h.masked_fill(~valid.unsqueeze(2), 0.0)
         if c.pooling == "none":
             return h
         if c.pooling == "cls":
             h = h[:, 0]
-        elif valid is None:
+        elif kept is None:
             h = h.mean(dim=1)
         else:
-            h = h.sum(dim=1) / valid.sum(dim=1, keepdim=True)
+            h = h.masked_fill(~kept.unsqueeze(2), 0.0).sum(dim=1) / kept.sum(dim=1, keepdim=True)
         return self.head(h) if c.classes else h

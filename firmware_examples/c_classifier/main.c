@@ -14,9 +14,11 @@
 
 #define INPUTS 12
 
-/* The inputs: token ids and how many of them are valid (main fills them). */
+/* The inputs: token ids, how many of them are valid and a key padding mask over them (main
+ * fills them: left padding and every fourth token from the third, the last valid one kept). */
 static int32_t ids[INPUTS][CMODEL_F32_INPUT_TOKENS];
 static int valid[INPUTS];
+static uint8_t mask[INPUTS][CMODEL_F32_INPUT_TOKENS];
 
 static int failures = 0;
 
@@ -49,7 +51,7 @@ static uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
         for (int i = 0; i < INPUTS; ++i) {                                                                  \
             prefix##_output_t a[P##_CLASSES], b[P##_CLASSES], c[P##_CLASSES], expected[P##_CLASSES];         \
             int la = -1, lb = -1, lexpected = -2;                                                  \
-            check(reference_classify(precision, ids[i], valid[i], expected, &lexpected) == 0, "C++ API", i); \
+            check(reference_classify(precision, ids[i], valid[i], NULL, 0, expected, &lexpected) == 0, "C++ API", i); \
             check(prefix##_classify(ids[i], a, &la, valid[i]) == P##_STATUS_OK, #prefix "_classify", i);     \
             check(prefix##_classify_ws(workspace, sizeof workspace, ids[i], b, &lb, valid[i]) == P##_STATUS_OK, \
                   #prefix "_classify_ws", i);                                                               \
@@ -57,6 +59,19 @@ static uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
             check(memcmp(a, expected, sizeof a) == 0 && la == lexpected, #prefix "_classify == C++", i);     \
             check(memcmp(b, expected, sizeof b) == 0 && lb == lexpected, #prefix "_classify_ws == C++", i);  \
             check(memcmp(c, expected, sizeof c) == 0, #prefix "_forward == C++", i);                          \
+            hash = fnv1a(hash, a, sizeof a);                                                                \
+            /* masked: the C API's _masked functions against the C++ API with the same mask */               \
+            check(reference_classify(precision, ids[i], valid[i], mask[i], valid[i], expected, &lexpected) == 0, \
+                  "C++ API masked", i);                                                                     \
+            check(prefix##_classify_masked(ids[i], a, &la, valid[i], mask[i], valid[i]) == P##_STATUS_OK,     \
+                  #prefix "_classify_masked", i);                                                           \
+            check(prefix##_classify_masked_ws(workspace, sizeof workspace, ids[i], b, &lb, valid[i], mask[i],  \
+                                              P##_INPUT_TOKENS) == P##_STATUS_OK, #prefix "_classify_masked_ws", i); \
+            check(prefix##_forward_masked(ids[i], c, valid[i], mask[i], valid[i]) == P##_STATUS_OK,           \
+                  #prefix "_forward_masked", i);                                                            \
+            check(memcmp(a, expected, sizeof a) == 0 && la == lexpected, #prefix "_classify_masked == C++", i); \
+            check(memcmp(b, expected, sizeof b) == 0 && lb == lexpected, #prefix "_classify_masked_ws == C++", i); \
+            check(memcmp(c, expected, sizeof c) == 0, #prefix "_forward_masked == C++", i);                   \
             hash = fnv1a(hash, a, sizeof a);                                                                \
         }                                                                                                   \
         /* Bad input: its status, the output and label untouched. */                                        \
@@ -72,6 +87,12 @@ static uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
         check(prefix##_classify(ids[0], out, &label, 0) == P##_STATUS_BAD_VALID_LEN, "valid 0", 0);         \
         check(prefix##_classify(ids[0], out, &label, P##_INPUT_TOKENS + 1) == P##_STATUS_BAD_VALID_LEN, "valid +1", 0); \
         check(prefix##_forward(NULL, out, 1) == P##_STATUS_NULL_POINTER, "null input", 0);                  \
+        static const uint8_t hide[P##_INPUT_TOKENS + 1] = {1, 1, 1};                                   \
+        check(prefix##_classify_masked(ids[0], out, &label, 3, hide, 2) == P##_STATUS_BAD_MASK_LENGTH,    \
+              "mask shorter than valid_tokens", 0);                                                         \
+        check(prefix##_classify_masked(ids[0], out, &label, 3, hide, P##_INPUT_TOKENS + 1) ==             \
+              P##_STATUS_BAD_MASK_LENGTH, "mask longer than the input", 0);                                 \
+        check(prefix##_forward_masked(ids[0], out, 3, NULL, 3) == P##_STATUS_NULL_POINTER, "null mask", 0);  \
         check(prefix##_classify_ws(workspace + 1, P##_WORKSPACE_BYTES, ids[0], out, &label, 1) ==           \
               P##_STATUS_BAD_WORKSPACE, "misaligned workspace", 0);                                         \
         check(prefix##_classify_ws(workspace, P##_WORKSPACE_BYTES - 1, ids[0], out, &label, 1) ==           \
@@ -91,7 +112,10 @@ CHECK_PRECISION(cmodel_int8, CMODEL_INT8, 2)
 int main(void) {
     for (int i = 0; i < INPUTS; ++i) {
         valid[i] = i == 0 ? CMODEL_F32_INPUT_TOKENS : 1 + i % CMODEL_F32_INPUT_TOKENS;  /* full, then 2, 3, ... */
-        for (int t = 0; t < CMODEL_F32_INPUT_TOKENS; ++t) ids[i][t] = t < valid[i] ? next_id() : 0;
+        for (int t = 0; t < CMODEL_F32_INPUT_TOKENS; ++t) {
+            ids[i][t] = t < valid[i] ? next_id() : 0;
+            mask[i][t] = (uint8_t)(t < valid[i] / 3 || t % 4 == 2) && t != valid[i] - 1;
+        }
     }
     check_cmodel_f32();
     check_cmodel_f16();

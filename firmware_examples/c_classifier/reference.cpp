@@ -13,19 +13,22 @@ namespace sf = staticformer;
 namespace {
 
 template <class Cfg, class P>
-int classify(const sf::model_weights<Cfg, P>& w, const std::int32_t* ids, int valid, void* logits, int* label) {
+int classify(const sf::model_weights<Cfg, P>& w, const std::int32_t* ids, int valid, sf::key_padding_mask mask,
+             void* logits, int* label) {
     static sf::model<Cfg, P> net{w};
     using output_type = typename sf::model<Cfg, P>::output_type;
-    return int(net.classify(ids, static_cast<output_type*>(logits), label, valid));
+    return int(net.classify(ids, static_cast<output_type*>(logits), label, valid, mask));
 }
 
 }  // namespace
 
-extern "C" int reference_classify(int precision, const std::int32_t* ids, int valid_tokens, void* logits, int* label) {
+extern "C" int reference_classify(int precision, const std::int32_t* ids, int valid_tokens, const std::uint8_t* mask,
+                                  int mask_length, void* logits, int* label) {
+    const sf::key_padding_mask m{mask, mask_length};
     switch (precision) {
-    case 0: return classify(cmodel_f32, ids, valid_tokens, logits, label);
-    case 1: return classify(cmodel_f16, ids, valid_tokens, logits, label);
-    default: return classify(cmodel_int8, ids, valid_tokens, logits, label);
+    case 0: return classify(cmodel_f32, ids, valid_tokens, m, logits, label);
+    case 1: return classify(cmodel_f16, ids, valid_tokens, m, logits, label);
+    default: return classify(cmodel_int8, ids, valid_tokens, m, logits, label);
     }
 }
 

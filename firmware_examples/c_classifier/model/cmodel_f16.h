@@ -59,6 +59,8 @@ typedef enum cmodel_f16_status {
     CMODEL_F16_STATUS_BLOB_NON_FINITE = 19,
     CMODEL_F16_STATUS_NON_FINITE_INPUT = 20,
     CMODEL_F16_STATUS_NON_FINITE_OUTPUT = 21,
+    CMODEL_F16_STATUS_BAD_MASK_LENGTH = 22,
+    CMODEL_F16_STATUS_ALL_KEYS_MASKED = 23,
     CMODEL_F16_STATUS_BAD_WORKSPACE = 100  /* C API only: workspace null, too small or misaligned */
 } cmodel_f16_status;
 
@@ -70,11 +72,25 @@ cmodel_f16_status cmodel_f16_forward(const cmodel_f16_input_t* input, cmodel_f16
 cmodel_f16_status cmodel_f16_forward_ws(void* workspace, size_t workspace_bytes, const cmodel_f16_input_t* input,
     cmodel_f16_output_t* output, int valid_tokens);
 
+/* The same with a key padding mask, torch's src_key_padding_mask for this input: mask[t] != 0 hides
+ * token t's key from every row (and leaves its row out of mean pooling). mask_length: valid_tokens
+ * .. CMODEL_F16_INPUT_TOKENS entries (_BAD_MASK_LENGTH else); NULL with length 0 is no mask; a mask that
+ * hides every valid token (without a CLS token) returns _ALL_KEYS_MASKED. */
+cmodel_f16_status cmodel_f16_forward_masked(const cmodel_f16_input_t* input, cmodel_f16_output_t* output, int valid_tokens,
+    const uint8_t* mask, int mask_length);
+cmodel_f16_status cmodel_f16_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_f16_input_t* input,
+    cmodel_f16_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);
+
 /* Logits[CMODEL_F16_CLASSES] and their arg-max (the first largest); label may be NULL. */
 cmodel_f16_status cmodel_f16_classify(const cmodel_f16_input_t* input, cmodel_f16_output_t* logits, int* label,
     int valid_tokens);
 cmodel_f16_status cmodel_f16_classify_ws(void* workspace, size_t workspace_bytes, const cmodel_f16_input_t* input,
     cmodel_f16_output_t* logits, int* label, int valid_tokens);
+cmodel_f16_status cmodel_f16_classify_masked(const cmodel_f16_input_t* input, cmodel_f16_output_t* logits, int* label,
+    int valid_tokens, const uint8_t* mask, int mask_length);
+cmodel_f16_status cmodel_f16_classify_masked_ws(void* workspace, size_t workspace_bytes,
+    const cmodel_f16_input_t* input, cmodel_f16_output_t* logits, int* label, int valid_tokens, const uint8_t* mask,
+    int mask_length);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,8 @@ static_assert(int(sf::status::blob_head_mismatch) == CMODEL_F32_STATUS_BLOB_HEAD
 static_assert(int(sf::status::blob_non_finite) == CMODEL_F32_STATUS_BLOB_NON_FINITE, "status blob_non_finite");
 static_assert(int(sf::status::non_finite_input) == CMODEL_F32_STATUS_NON_FINITE_INPUT, "status non_finite_input");
 static_assert(int(sf::status::non_finite_output) == CMODEL_F32_STATUS_NON_FINITE_OUTPUT, "status non_finite_output");
+static_assert(int(sf::status::bad_mask_length) == CMODEL_F32_STATUS_BAD_MASK_LENGTH, "status bad_mask_length");
+static_assert(int(sf::status::all_keys_masked) == CMODEL_F32_STATUS_ALL_KEYS_MASKED, "status all_keys_masked");
 
 // A constexpr copy of cmodel_f32: constant-initialised into its own section.
 CMODEL_F32_WEIGHTS_SECTION alignas(sf::weights_alignment) constexpr weights_type weights = cmodel_f32;
@@ -72,8 +74,9 @@ workspace_type* as_workspace(void* buffer, std::size_t bytes) noexcept {
     return ::new (buffer) workspace_type;  // trivial: begins its lifetime, writes nothing
 }
 
-sf::status classify(workspace_type& ws, const input_type* in, output_type* logits, int* label, int valid) noexcept {
-    const sf::status s = sf::forward(weights, ws, in, logits, valid);
+sf::status classify(workspace_type& ws, const input_type* in, output_type* logits, int* label, int valid,
+                    sf::key_padding_mask mask = {}) noexcept {
+    const sf::status s = sf::forward(weights, ws, in, logits, valid, mask);
     if (s == sf::status::ok && label != nullptr) *label = sf::arg_max(logits, classes);
     return s;
 }
@@ -97,6 +100,18 @@ cmodel_f32_status cmodel_f32_forward_ws(void* workspace, size_t workspace_bytes,
     return cmodel_f32_status(sf::forward(weights, *ws, input, output, valid_tokens));
 }
 
+cmodel_f32_status cmodel_f32_forward_masked(const cmodel_f32_input_t* input, cmodel_f32_output_t* output, int valid_tokens,
+    const uint8_t* mask, int mask_length) {
+    return cmodel_f32_status(sf::forward(weights, static_workspace, input, output, valid_tokens, {mask, mask_length}));
+}
+
+cmodel_f32_status cmodel_f32_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_f32_input_t* input,
+    cmodel_f32_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {
+    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
+    return cmodel_f32_status(sf::forward(weights, *ws, input, output, valid_tokens, {mask, mask_length}));
+}
+
 cmodel_f32_status cmodel_f32_classify(const cmodel_f32_input_t* input, cmodel_f32_output_t* logits, int* label, int valid_tokens) {
     return cmodel_f32_status(classify(static_workspace, input, logits, label, valid_tokens));
 }
@@ -106,6 +121,19 @@ cmodel_f32_status cmodel_f32_classify_ws(void* workspace, size_t workspace_bytes
     workspace_type* ws = as_workspace(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
     return cmodel_f32_status(classify(*ws, input, logits, label, valid_tokens));
+}
+
+cmodel_f32_status cmodel_f32_classify_masked(const cmodel_f32_input_t* input, cmodel_f32_output_t* logits, int* label,
+    int valid_tokens, const uint8_t* mask, int mask_length) {
+    return cmodel_f32_status(classify(static_workspace, input, logits, label, valid_tokens, {mask, mask_length}));
+}
+
+cmodel_f32_status cmodel_f32_classify_masked_ws(void* workspace, size_t workspace_bytes,
+    const cmodel_f32_input_t* input, cmodel_f32_output_t* logits, int* label,
+    int valid_tokens, const uint8_t* mask, int mask_length) {
+    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
+    return cmodel_f32_status(classify(*ws, input, logits, label, valid_tokens, {mask, mask_length}));
 }
 
 }  // extern "C"

@@ -59,6 +59,8 @@ typedef enum cmodel_int8_status {
     CMODEL_INT8_STATUS_BLOB_NON_FINITE = 19,
     CMODEL_INT8_STATUS_NON_FINITE_INPUT = 20,
     CMODEL_INT8_STATUS_NON_FINITE_OUTPUT = 21,
+    CMODEL_INT8_STATUS_BAD_MASK_LENGTH = 22,
+    CMODEL_INT8_STATUS_ALL_KEYS_MASKED = 23,
     CMODEL_INT8_STATUS_BAD_WORKSPACE = 100  /* C API only: workspace null, too small or misaligned */
 } cmodel_int8_status;
 
@@ -70,6 +72,15 @@ cmodel_int8_status cmodel_int8_forward(const cmodel_int8_input_t* input, cmodel_
 cmodel_int8_status cmodel_int8_forward_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
     cmodel_int8_output_t* output, int valid_tokens);
 
+/* The same with a key padding mask, torch's src_key_padding_mask for this input: mask[t] != 0 hides
+ * token t's key from every row (and leaves its row out of mean pooling). mask_length: valid_tokens
+ * .. CMODEL_INT8_INPUT_TOKENS entries (_BAD_MASK_LENGTH else); NULL with length 0 is no mask; a mask that
+ * hides every valid token (without a CLS token) returns _ALL_KEYS_MASKED. */
+cmodel_int8_status cmodel_int8_forward_masked(const cmodel_int8_input_t* input, cmodel_int8_output_t* output, int valid_tokens,
+    const uint8_t* mask, int mask_length);
+cmodel_int8_status cmodel_int8_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
+    cmodel_int8_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);
+
 /* int8: how the caller quantises the input values and reads the output values (logits: int32):
  * real = scale * (q - zero_point). Any pointer may be NULL. */
 void cmodel_int8_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,
@@ -80,6 +91,11 @@ cmodel_int8_status cmodel_int8_classify(const cmodel_int8_input_t* input, cmodel
     int valid_tokens);
 cmodel_int8_status cmodel_int8_classify_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
     cmodel_int8_output_t* logits, int* label, int valid_tokens);
+cmodel_int8_status cmodel_int8_classify_masked(const cmodel_int8_input_t* input, cmodel_int8_output_t* logits, int* label,
+    int valid_tokens, const uint8_t* mask, int mask_length);
+cmodel_int8_status cmodel_int8_classify_masked_ws(void* workspace, size_t workspace_bytes,
+    const cmodel_int8_input_t* input, cmodel_int8_output_t* logits, int* label, int valid_tokens, const uint8_t* mask,
+    int mask_length);
 
 #ifdef __cplusplus
 }

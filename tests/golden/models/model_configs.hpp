@@ -18,6 +18,10 @@ using features_seq_encoder_config = staticformer::encoder_config<12, 3, 20, 7, 1
 using features_seq_config = staticformer::model_config<features_seq_encoder_config, staticformer::feature_input<6>, staticformer::sinusoidal_positions>;
 using patches_mean_encoder_config = staticformer::encoder_config<8, 2, 16, 4, 2, staticformer::final_norm>;
 using patches_mean_config = staticformer::model_config<patches_mean_encoder_config, staticformer::patch_input<1, 6, 6, 3>, staticformer::learned_positions, staticformer::mean_pooling, staticformer::classifier_head<2>>;
+using sensor_left_pad_encoder_config = staticformer::encoder_config<16, 4, 32, 13, 2>;
+using sensor_left_pad_config = staticformer::model_config<sensor_left_pad_encoder_config, staticformer::feature_input<6>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<4>>;
+using tokens_masked_mean_encoder_config = staticformer::encoder_config<24, 3, 40, 12, 2, staticformer::pre_norm, staticformer::gelu, staticformer::causal>;
+using tokens_masked_mean_config = staticformer::model_config<tokens_masked_mean_encoder_config, staticformer::token_input<17>, staticformer::sinusoidal_positions, staticformer::mean_pooling, staticformer::classifier_head<5>>;
 }  // namespace golden_models
 
 #define STATICFORMER_GOLDEN_MODELS(X) \
@@ -26,4 +30,6 @@ using patches_mean_config = staticformer::model_config<patches_mean_encoder_conf
     X(tokens_causal) \
     X(features_cls) \
     X(features_seq) \
-    X(patches_mean)
+    X(patches_mean) \
+    X(sensor_left_pad) \
+    X(tokens_masked_mean)
