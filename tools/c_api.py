@@ -148,6 +148,39 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
     return "\n".join(out) + "\n"
 
 
+def _masked_forward_text(prefix: str) -> list:
+    """PREFIX_forward_masked and its _ws twin: PREFIX_forward with a key padding mask."""
+    P = prefix.upper()
+    return [
+        f"{prefix}_status {prefix}_forward_masked(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens,",
+        f"    const uint8_t* mask, int mask_length) {{",
+        f"    return {prefix}_status(sf::forward(weights, static_workspace, input, output, valid_tokens, {{mask, mask_length}}));",
+        "}", "",
+        f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
+        f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {{",
+        "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
+        f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+        f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens, {{mask, mask_length}}));",
+        "}"]
+
+
+def _masked_classify_text(prefix: str) -> list:
+    """PREFIX_classify_masked and its _ws twin: PREFIX_classify with a key padding mask."""
+    P = prefix.upper()
+    return [
+        f"{prefix}_status {prefix}_classify_masked(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
+        f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
+        f"    return {prefix}_status(classify(static_workspace, input, logits, label, valid_tokens, {{mask, mask_length}}));",
+        "}", "",
+        f"{prefix}_status {prefix}_classify_masked_ws(void* workspace, size_t workspace_bytes,",
+        f"    const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
+        f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
+        "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
+        f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+        f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens, {{mask, mask_length}}));",
+        "}"]
+
+
 def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: bool, info: dict) -> str:
     P = prefix.upper()
     checks = [f"static_assert(int(sf::status::{s}) == {P}_STATUS_{s.upper()}, \"status {s}\");"
@@ -198,17 +231,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
             "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
             f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
             f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens));",
-            "}", "",
-            f"{prefix}_status {prefix}_forward_masked(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens,",
-            f"    const uint8_t* mask, int mask_length) {{",
-            f"    return {prefix}_status(sf::forward(weights, static_workspace, input, output, valid_tokens, {{mask, mask_length}}));",
-            "}", "",
-            f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
-            f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {{",
-            "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
-            f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
-            f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens, {{mask, mask_length}}));",
-            "}"]
+            "}", "", *_masked_forward_text(prefix)]
     if info["classes"] > 0:
         out += ["",
                 f"{prefix}_status {prefix}_classify(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label, int valid_tokens) {{",
@@ -219,18 +242,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
                 "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
                 f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
                 f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens));",
-                "}", "",
-                f"{prefix}_status {prefix}_classify_masked(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
-                f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
-                f"    return {prefix}_status(classify(static_workspace, input, logits, label, valid_tokens, {{mask, mask_length}}));",
-                "}", "",
-                f"{prefix}_status {prefix}_classify_masked_ws(void* workspace, size_t workspace_bytes,",
-                f"    const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
-                f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
-                "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
-                f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
-                f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens, {{mask, mask_length}}));",
-                "}"]
+                "}", "", *_masked_classify_text(prefix)]
     if precision == "int8":
         # A model's output scale is its logits' (or, headless, its encoder output's).
         q_in, q_out = ("weights.quant.input", "weights.quant.logits") if model else ("weights.input", "weights.output")
