@@ -79,6 +79,19 @@ TEST(Approx, GeluTanhAbsoluteErrorSmall) {
     std::printf("gelu_tanh: worst error %.3g * max(1, |x|)\n", worst);
 }
 
+TEST(Approx, SiluAbsoluteErrorSmall) {
+    double worst = 0;
+    for (float x : sweep(-100.0f, 100.0f)) {
+        const double exact = double(x) / (1.0 + std::exp(-double(x)));
+        const double got = sf::math::silu<ops>(x);
+        worst = std::max(worst, std::fabs(got - exact) / std::max(1.0, std::fabs(double(x))));
+    }
+    EXPECT_LE(worst, 3e-7);
+    std::printf("silu: worst error %.3g * max(1, |x|)\n", worst);
+    EXPECT_EQ(sf::math::silu<ops>(0.0f), 0.0f);
+    EXPECT_LE(std::fabs(sf::math::silu<ops>(-1e30f)), 1e-8f);  // the clamped exponential: nearly 0
+}
+
 #if STATICFORMER_HAS_SIMD
 using sf::kernels::simd::batch;
 using sf::kernels::simd::batch_ops;
@@ -118,6 +131,7 @@ TEST(Approx, BatchEqualsScalar) {
     check_same(xs, [](float x) { return sf::math::gelu<ops>(x); }, [](batch x) { return sf::math::gelu<batch_ops>(x); }, "gelu");
     check_same(xs, [](float x) { return sf::math::gelu_tanh<ops>(x); }, [](batch x) { return sf::math::gelu_tanh<batch_ops>(x); }, "gelu_tanh");
     check_same(xs, [](float x) { return sf::math::relu<ops>(x); }, [](batch x) { return sf::math::relu<batch_ops>(x); }, "relu");
+    check_same(xs, [](float x) { return sf::math::silu<ops>(x); }, [](batch x) { return sf::math::silu<batch_ops>(x); }, "silu");
 }
 #endif
 

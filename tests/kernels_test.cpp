@@ -285,6 +285,7 @@ TEST(Kernels, Activations) {
     check_activation<sf::activation_kind::relu>();
     check_activation<sf::activation_kind::gelu>();
     check_activation<sf::activation_kind::gelu_tanh>();
+    check_activation<sf::activation_kind::silu>();
 }
 
 #endif  // STATICFORMER_HAS_SIMD

@@ -156,8 +156,8 @@ for (text, parse, options), name, old, new in MUTATIONS:
 problems = schema.model_problems({"input": "pixels"})
 check(problems == ["input='pixels' is not allowed: use one of 'tokens', 'features', 'patches'"],
       f"model_problems names the allowed inputs: {problems}")
-problems = schema.option_problems({"activation": "silu"}, schema.ENCODER_OPTIONS)
-check(problems == ["activation='silu' is not allowed: use one of 'relu', 'gelu', 'gelu_tanh'"],
+problems = schema.option_problems({"activation": "swish"}, schema.ENCODER_OPTIONS)
+check(problems == ["activation='swish' is not allowed: use one of 'relu', 'gelu', 'gelu_tanh', 'silu'"],
       f"option_problems names the allowed activations: {problems}")
 check(schema.model_problems({}) == ["input is required: use one of 'tokens', 'features', 'patches'"],
       "the input is required (no default, as in C++)")
@@ -221,11 +221,14 @@ def message(make, exception) -> str:
 
 
 base = dict(d_model=8, heads=2, d_ff=16, layers=1, seq_len=4, input="tokens", vocab=5)
-for name, value in (("activation", "silu"), ("input", "pixels"), ("positions", "rotary"), ("pooling", "max")):
+for name, value in (("activation", "tanh"), ("input", "pixels"), ("positions", "rotary"), ("pooling", "max")):
     o = schema.ENCODER_OPTION.get(name) or schema.MODEL_OPTION[name]
     text = message(lambda: staticformer_torch.TransformerClassifier(**dict(base, **{name: value})), ValueError)
     check(all(repr(c) in text for c in o.choices) and repr(value) in text,
           f"TransformerClassifier({name}={value!r}): {text}")
+for activation in schema.ACTIVATIONS:  # every activation the schema names builds (silu was a bare KeyError)
+    text = message(lambda: staticformer_torch.TransformerClassifier(**dict(base, activation=activation)), Exception)
+    check(text == "(no error)", f"TransformerClassifier(activation={activation!r}): {text}")
 text = message(lambda: staticformer_torch.TransformerClassifier(**dict(base, cls_token="yes")), ValueError)
 check("True or False" in text, f"TransformerClassifier(cls_token='yes'): {text}")
 text = message(lambda: staticformer_torch.TransformerClassifier(**{k: v for k, v in base.items() if k != "input"}), TypeError)

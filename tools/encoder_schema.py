@@ -66,7 +66,7 @@ class Option:
         return None if self.accepts(value) else f"{self.name}={value!r} is not allowed: use {self.allowed()}"
 
 
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # index = activation code in the blob
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")  # index = activation code in the blob
 DEFAULT_EPS = 1e-5
 
 # encoder_config's options (config.hpp), in EncoderSpec's order; default: the option left out.

@@ -149,10 +149,11 @@ def spec_eps32(spec: EncoderSpec) -> np.float32:
 # ---- reading a torch module -----------------------------------------------------------------
 
 def activation_name(act) -> str:
-    """'relu', 'gelu' or 'gelu_tanh' for an activation given as a string or a callable.
+    """'relu', 'gelu', 'gelu_tanh' or 'silu' for an activation given as a string or a callable.
 
     A callable is recognised by what it computes: F.relu, torch.relu, nn.ReLU(), F.gelu,
-    nn.GELU(), nn.GELU(approximate='tanh'), functools.partial(F.gelu, approximate='tanh'), ...
+    nn.GELU(), nn.GELU(approximate='tanh'), functools.partial(F.gelu, approximate='tanh'),
+    F.silu, nn.SiLU(), ...
     """
     if isinstance(act, str):
         if act in ACTIVATIONS:
@@ -160,7 +161,7 @@ def activation_name(act) -> str:
         raise ExportError(f"unsupported activation {act!r}: use one of {', '.join(ACTIVATIONS)}")
     probe = torch.linspace(-8.0, 8.0, 2001)
     references = {"relu": F.relu(probe), "gelu": F.gelu(probe),
-                  "gelu_tanh": F.gelu(probe, approximate="tanh")}
+                  "gelu_tanh": F.gelu(probe, approximate="tanh"), "silu": F.silu(probe)}
     try:
         with torch.no_grad():
             out = act(probe)
@@ -169,8 +170,8 @@ def activation_name(act) -> str:
     for name, ref in references.items():
         if torch.is_tensor(out) and out.shape == ref.shape and torch.equal(out, ref):
             return name
-    raise ExportError(f"unsupported activation {act!r}: staticformer has relu, gelu (erf) "
-                      "and gelu with approximate='tanh'")
+    raise ExportError(f"unsupported activation {act!r}: staticformer has relu, gelu (erf), "
+                      "gelu with approximate='tanh' and silu")
 
 
 def _layer_norm_eps(norm, d_model: int, where: str) -> float:

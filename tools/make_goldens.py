@@ -76,6 +76,7 @@ GOLDENS = [Golden(*row) for row in (
     ("tiny_pre_gelu",        REFERENCE_CONFIGS["tiny"],                                      20,  6, "module",     False),
     ("single",               EncoderSpec( 8, 1,  16,  1, 1, False, "relu",      False, 1e-5),  1,  7, "module",     False),
     ("wide_post_relu_final", EncoderSpec(48, 6,  96, 17, 2, False, "relu",      True,  1e-5), 13,  8, "module",     False),
+    ("silu_pre",             EncoderSpec(16, 4,  24,  6, 2, True,  "silu",      False, 1e-5),  5, 11, "module",     False),
     # key padding masks anywhere: left padding and a masked key between kept ones
     ("left_pad_post_relu",   EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  9, "module",     False,
      (0, 1, 2, 5)),

@@ -47,7 +47,8 @@ from encoder_schema import (ACTIVATIONS, ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS,
 # The options, their allowed values and defaults are encoder_schema's (ENCODER_OPTIONS,
 # MODEL_OPTIONS): those of staticformer's model_config and encoder_config.
 TORCH_ACTIVATIONS = {"relu": "relu", "gelu": "gelu",
-                     "gelu_tanh": functools.partial(nn.functional.gelu, approximate="tanh")}
+                     "gelu_tanh": functools.partial(nn.functional.gelu, approximate="tanh"),
+                     "silu": nn.functional.silu}
 assert tuple(TORCH_ACTIVATIONS) == ACTIVATIONS
 DIMENSIONS = ("d_model", "heads", "d_ff", "layers", "seq_len")  # required, positive
 

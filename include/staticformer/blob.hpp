@@ -27,7 +27,7 @@ namespace staticformer {
 //    12     4  byte-order mark 0x01020304 as written by the producer
 //    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each)
 //    36     4  options: bit 0 pre_norm, bit 1 final_norm, bit 2 causal, bits 4..7 activation
-//              (0 relu, 1 gelu, 2 gelu_tanh)
+//              (0 relu, 1 gelu, 2 gelu_tanh, 3 silu)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits)
 //    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
 //              (f16) values, or the int8 layout of weights_int8.hpp, little-endian

@@ -105,6 +105,7 @@ struct pre_norm {};    // H = X + MHA(LN(X)), torch's norm_first=True
 struct relu {};
 struct gelu {};        // exact GELU, x * Phi(x)
 struct gelu_tanh {};   // tanh approximation of GELU
+struct silu {};        // x * sigmoid(x) (torch's F.silu, nn.SiLU)
 struct final_norm {};  // a LayerNorm after the last layer (TransformerEncoder(norm=...))
 // Row i attends to rows 0..i only, as torch's generate_square_subsequent_mask; the masked
 // scores are never computed.
@@ -151,7 +152,7 @@ namespace ports {
 using cortex_m_dsp = staticformer::cortex_m_dsp;  // its first name, when it lived in the Cortex-M port
 }
 
-enum class activation_kind { relu, gelu, gelu_tanh };
+enum class activation_kind { relu, gelu, gelu_tanh, silu };  // (the blob's activation codes)
 
 namespace detail {
 
@@ -177,7 +178,8 @@ template <class T>
 constexpr bool is_known_option =
     std::is_same<T, post_norm>::value || std::is_same<T, pre_norm>::value ||
     std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
-    std::is_same<T, gelu_tanh>::value || std::is_same<T, final_norm>::value || std::is_same<T, causal>::value ||
+    std::is_same<T, gelu_tanh>::value || std::is_same<T, silu>::value || std::is_same<T, final_norm>::value ||
+    std::is_same<T, causal>::value ||
     is_eps<T>::value || is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
@@ -211,13 +213,13 @@ struct encoder_config {
     static_assert(Layers > 0, "layers must be positive");
     static_assert(Heads <= 0 || DModel % Heads == 0, "d_model must be divisible by heads");
     static_assert((true && ... && detail::is_known_option<Options>),
-                  "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, "
+                  "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, silu, "
                   "final_norm, causal, layer_norm_eps<M, E> or tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
     static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
-                          detail::count_of<gelu_tanh, Options...> <= 1,
-                  "choose at most one activation: relu, gelu or gelu_tanh");
+                          detail::count_of<gelu_tanh, Options...> + detail::count_of<silu, Options...> <= 1,
+                  "choose at most one activation: relu, gelu, gelu_tanh or silu");
     static_assert(detail::count_of<final_norm, Options...> <= 1, "final_norm given twice");
     static_assert(detail::count_of<causal, Options...> <= 1, "causal given twice");
     static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
@@ -237,6 +239,7 @@ struct encoder_config {
     static constexpr activation_kind activation =
         detail::count_of<gelu, Options...>        ? activation_kind::gelu
         : detail::count_of<gelu_tanh, Options...> ? activation_kind::gelu_tanh
+        : detail::count_of<silu, Options...>      ? activation_kind::silu
                                                   : activation_kind::relu;
 
     using eps_option = typename detail::find_option<detail::is_eps, layer_norm_eps<1, -5>, Options...>::type;

@@ -28,9 +28,11 @@ using tile3_pre_relu = sf::encoder_config<48, 6, 100, 17, 2, sf::pre_norm, sf::r
 using single = sf::encoder_config<8, 1, 16, 1, 1>;
 using long_gelu = sf::encoder_config<40, 2, 72, 37, 1, sf::gelu, sf::tile_rows<8>>;
 using causal_pre = sf::encoder_config<24, 3, 40, 11, 2, sf::pre_norm, sf::gelu, sf::causal>;
+using silu_post = sf::encoder_config<20, 4, 44, 10, 2, sf::silu, sf::final_norm, sf::tile_rows<3>>;
 
-#define STATICFORMER_TEST_CASES(X) \
-    X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre)
+#define STATICFORMER_TEST_CASES(X)                                                                                   \
+    X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \
+        X(silu_post)
 
 // Weights for Cfg from a seed: matrices at their fan-in scale, biases small, LayerNorm gammas
 // around 1 and betas around 0.

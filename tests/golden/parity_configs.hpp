@@ -14,6 +14,7 @@ using post_gelu_tanh_final_config = staticformer::encoder_config<20, 5, 36, 9, 2
 using tiny_pre_gelu_config = staticformer::encoder_config<64, 4, 256, 32, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm>;
 using single_config = staticformer::encoder_config<8, 1, 16, 1, 1>;
 using wide_post_relu_final_config = staticformer::encoder_config<48, 6, 96, 17, 2, staticformer::final_norm>;
+using silu_pre_config = staticformer::encoder_config<16, 4, 24, 6, 2, staticformer::pre_norm, staticformer::silu>;
 using left_pad_post_relu_config = staticformer::encoder_config<32, 4, 64, 8, 2>;
 using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm>;
 }  // namespace golden
@@ -27,5 +28,6 @@ using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 
     X(tiny_pre_gelu) \
     X(single) \
     X(wide_post_relu_final) \
+    X(silu_pre) \
     X(left_pad_post_relu) \
     X(masked_pre_gelu_final)

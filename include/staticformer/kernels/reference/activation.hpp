@@ -14,7 +14,8 @@ inline float activate_one(float x) noexcept {
     using ops = math::scalar_ops;
     if constexpr (Act == activation_kind::relu) return math::relu<ops>(x);
     else if constexpr (Act == activation_kind::gelu) return math::gelu<ops>(x);
-    else return math::gelu_tanh<ops>(x);
+    else if constexpr (Act == activation_kind::gelu_tanh) return math::gelu_tanh<ops>(x);
+    else return math::silu<ops>(x);
 }
 
 template <activation_kind Act>

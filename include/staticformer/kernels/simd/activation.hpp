@@ -13,7 +13,8 @@ template <activation_kind Act, class Ops, class T>
 inline T activate_batch(const T& x) noexcept {
     if constexpr (Act == activation_kind::relu) return math::relu<Ops>(x);
     else if constexpr (Act == activation_kind::gelu) return math::gelu<Ops>(x);
-    else return math::gelu_tanh<Ops>(x);
+    else if constexpr (Act == activation_kind::gelu_tanh) return math::gelu_tanh<Ops>(x);
+    else return math::silu<Ops>(x);
 }
 
 // Four batches at a time through the formula together (batches<4>, ops.hpp), so that four
