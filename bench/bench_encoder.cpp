@@ -5,6 +5,8 @@
 // Names (parsed by make_results.py):
 //   encoder/<cfg>/<f32|f16>/<backend>/<d>   whole encoder at valid_len = seq_len / d
 //   encoder/<cfg>_tile4/f32/simd/1          the same model with tile_rows<4> (less RAM)
+//   masked/<cfg>/f32/simd/<d>               valid_len = seq_len, all but seq_len / d keys masked
+//                                           (every row computed; attention over the kept keys)
 //   eigen/<cfg>/f32/<d>                     the Eigen baseline, checked against staticformer
 //   share/<cfg>/f32/simd                    share of each kind of kernel in a whole pass
 //   kernel/<cfg>/<kernel>/<f32|f16>/<backend>   one kernel at the whole-sequence shapes
@@ -91,6 +93,23 @@ void eigen(benchmark::State& state) {
 // The same configurations with tile_rows<4>, the reference backend's and a firmware's tile:
 // each weight matrix is streamed once per 4 rows instead of once per sequence, for a workspace
 // of 4 rows instead of the whole sequence's FFN hidden layer. Same weights (same seed).
+// A key padding mask that keeps seq_len / divisor keys, spread over the sequence (every d-th).
+template <class Cfg>
+void masked(benchmark::State& state) {
+    static sf::encoder<Cfg, sf::f32, sf::simd> enc{sftest::weights_for<Cfg>()};
+    const int d = int(state.range(0));
+    std::vector<std::uint8_t> mask(Cfg::seq_len);
+    for (int j = 0; j < Cfg::seq_len; ++j) mask[std::size_t(j)] = j % d != 0;
+    const auto x = sftest::make_input<Cfg>(sftest::input_kind::normal);
+    std::vector<float> y(x.size());
+    for (auto _ : state) {
+        enc.forward(x.data(), y.data(), Cfg::seq_len, {mask.data(), Cfg::seq_len});
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["kept_keys"] = (Cfg::seq_len + d - 1) / d;
+}
+
 template <class Cfg>
 using tile4 = sf::encoder_config<Cfg::d_model, Cfg::heads, Cfg::d_ff, Cfg::seq_len, Cfg::layers, sf::pre_norm,
                                  sf::gelu, sf::final_norm, sf::tile_rows<4>>;
@@ -119,7 +138,8 @@ using wide_tile4 = tile4<wide>;
     BENCHMARK_TEMPLATE(encoder, cfg##_tile4, sf::f32, sf::simd)                                               \
         ->Name("encoder/" #cfg "_tile4/f32/simd")                                                             \
         ->Arg(1)                                                                                              \
-        ->Unit(benchmark::kMicrosecond);
+        ->Unit(benchmark::kMicrosecond);                                                                      \
+    BENCHMARK_TEMPLATE(masked, cfg)->Name("masked/" #cfg "/f32/simd")->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
 CONFIG_ROWS(tiny)
 CONFIG_ROWS(small)
 CONFIG_ROWS(mini)

@@ -14,6 +14,7 @@
 
 #include "common/cases.hpp"
 #include "common/compare.hpp"
+#include "common/model_cases.hpp"
 
 namespace {
 
@@ -159,6 +160,35 @@ TEST(EncoderMask, BadMasksWriteNothing) {
     check_bad_masks<sf::f32>();
     check_bad_masks<sf::f16>();
     check_bad_masks<sf::int8>();
+}
+
+// Calibration sees what forward() computes with the mask: the calibrator's f32 pass is the
+// masked pass, and the model calibrator takes and checks masks as forward() does.
+TEST(EncoderMask, CalibratorsTakeTheMask) {
+    using cfg = causal_pre;
+    const auto x = make_input<cfg>(input_kind::normal);
+    const auto mask = make_mask(input_kind::masked, cfg::seq_len, cfg::seq_len);
+    sf::quant::calibrator<cfg> c(weights_for<cfg>());
+    std::vector<float> seen(x.size());
+    ASSERT_EQ(c.observe(x.data(), cfg::seq_len, as_key_mask(mask), seen.data()), sf::status::ok);
+    const auto expected = run_masked<cfg, sf::f32, sf::reference>(x, cfg::seq_len, as_key_mask(mask));
+    EXPECT_TRUE(bit_equal(seen.data(), expected.data(), seen.size()));
+    EXPECT_FALSE(bit_equal(seen.data(), run_masked<cfg, sf::f32, sf::reference>(x, cfg::seq_len, {}).data(),
+                           seen.size()));
+
+    using M = token_model;  // no CLS: a mask can hide every token
+    const auto ids = make_model_input<M>(input_kind::normal);
+    const auto model_mask = make_mask(input_kind::masked, M::input_tokens, M::input_tokens);
+    const std::vector<std::uint8_t> all(M::input_tokens, 1);
+    sf::quant::model_calibrator<M> masked(model_weights_for<M>()), plain(model_weights_for<M>());
+    EXPECT_EQ(masked.observe(ids.data(), M::input_tokens, {all.data(), M::input_tokens}), sf::status::all_keys_masked);
+    EXPECT_EQ(masked.observe(ids.data(), M::input_tokens, {all.data(), 2}), sf::status::bad_mask_length);
+    ASSERT_EQ(masked.observe(ids.data(), M::input_tokens, as_key_mask(model_mask)), sf::status::ok);
+    ASSERT_EQ(plain.observe(ids.data(), M::input_tokens), sf::status::ok);
+    static sf::model_weights<M, sf::int8> from_masked, from_plain;
+    masked.quantize(from_masked);
+    plain.quantize(from_plain);
+    EXPECT_NE(std::memcmp(&from_masked, &from_plain, sizeof from_plain), 0) << "the mask changed no range";
 }
 
 }  // namespace

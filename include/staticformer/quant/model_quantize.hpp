@@ -38,11 +38,12 @@ class model_calibrator {
 public:
     explicit model_calibrator(const model_weights<M, f32>& w) : weights_(w), encoder_(w.encoder) {}
 
-    // One calibration input (model_cfg::input_values ids or floats) with valid_tokens tokens.
-    // Returns forward()'s status for this input; unless ok, nothing is recorded.
-    status observe(const model_input_t<M>* in, int valid_tokens) {
+    // One calibration input (model_cfg::input_values ids or floats) with valid_tokens tokens and
+    // a key padding mask over them, as forward() takes it. Returns forward()'s status for this
+    // input; unless ok, nothing is recorded.
+    status observe(const model_input_t<M>* in, int valid_tokens, key_padding_mask mask = {}) {
         std::vector<float> rows(std::size_t(S) * D), encoded(rows.size()), out(M::output_values);
-        status s = staticformer::detail::check_model_input<M, f32>(in, out.data(), valid_tokens, {});
+        status s = staticformer::detail::check_model_input<M, f32>(in, out.data(), valid_tokens, mask);
         if (s != status::ok) return s;
         const std::vector<std::size_t> before = sizes(), encoder_before = encoder_.pass_->rec.sizes();
         int stage = 0;
@@ -54,10 +55,15 @@ public:
             input_.insert(input_.end(), in, in + std::size_t(valid_tokens) * M::features);
         else if constexpr (M::input == input_kind::patches)
             input_.insert(input_.end(), in, in + M::input_values);
-        s = encoder_.observe(rows.data(), n, encoded.data());  // non_finite_input: the embedding overflowed
+        // The encoder's mask covers its rows: a CLS row's key kept, then the tokens'.
+        std::vector<std::uint8_t> rows_mask(mask.masked ? std::size_t(n) : 0, 0);
+        if (mask.masked) std::copy(mask.masked, mask.masked + valid_tokens, rows_mask.begin() + (n - valid_tokens));
+        const key_padding_mask encoder_mask = mask.masked ? key_padding_mask{rows_mask.data(), n} : key_padding_mask{};
+        s = encoder_.observe(rows.data(), n, encoder_mask, encoded.data());  // non_finite_input: the embedding overflowed
         if constexpr (M::has_head) {
             if (s == status::ok) {
-                steps::back(weights_, encoded.data(), n, {}, out.data(), *ws_);
+                steps::back(weights_, encoded.data(), n, {rows_mask.empty() ? nullptr : rows_mask.data(), 0},
+                            out.data(), *ws_);
                 if (!math::all_finite(out.data(), out.size())) s = status::non_finite_output;
                 logits_.insert(logits_.end(), out.begin(), out.end());
             }

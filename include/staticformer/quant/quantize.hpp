@@ -200,10 +200,13 @@ public:
     // output: where to leave the f32 encoder's output (seq_len * d_model floats), if wanted.
     // Returns forward()'s status for this input; unless ok, nothing is recorded (a NaN input or an
     // overflowing pass would otherwise set ranges) and output is untouched.
-    status observe(const float* x, int valid_len, float* output = nullptr) {
+    status observe(const float* x, int valid_len, float* output = nullptr) { return observe(x, valid_len, {}, output); }
+    // The same for an input with a key padding mask (mask.hpp), as forward() takes it.
+    status observe(const float* x, int valid_len, key_padding_mask mask, float* output = nullptr) {
         float* y = pass_->y;  // in the pass: the recorder finds the recording from what it writes
         const std::vector<std::size_t> before = pass_->rec.sizes();
-        const status s = staticformer::forward_with<detail::recorder<Cfg>>(weights_, pass_->ws, x, y, valid_len);
+        const status s =
+            staticformer::forward_with<detail::recorder<Cfg>>(weights_, pass_->ws, x, y, valid_len, mask);
         if (s != status::ok) {
             pass_->rec.truncate(before);
             return s;
