@@ -1,3 +1,6 @@
+// Block options checked against the encoder they reduce to: no_bias and no_norm_bias equal the
+// biased encoder with zero biases and betas, bit for bit (f32, f16 and int8, whose quantiser
+// then gives the same bytes too).
 // Key padding masks (mask.hpp), checked against the unmasked encoder: a masked key gets no
 // attention, so the rows whose keys are kept give, bit for bit, the output of the sequence of
 // those rows alone (causal too: row i's keys are the kept ones of rows 0..i, the compacted
@@ -160,6 +163,62 @@ TEST(EncoderMask, BadMasksWriteNothing) {
     check_bad_masks<sf::f32>();
     check_bad_masks<sf::f16>();
     check_bad_masks<sf::int8>();
+}
+
+// The biased configuration of bias_free_pre, its weights with zero biases and betas.
+using biased_pre = sf::encoder_config<24, 4, 40, 9, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
+
+const sf::encoder_weights<biased_pre, sf::f32>& zero_biases() {
+    static sf::encoder_weights<biased_pre, sf::f32> w{};  // zero: every bias and beta
+    const auto& free = weights_for<bias_free_pre>();
+    for (int l = 0; l < biased_pre::layers; ++l) {
+        auto &to = w.layer[l];
+        const auto& from = free.layer[l];
+        std::memcpy(to.qkv_w, from.qkv_w, sizeof to.qkv_w), std::memcpy(to.out_w, from.out_w, sizeof to.out_w);
+        std::memcpy(to.ff1_w, from.ff1_w, sizeof to.ff1_w), std::memcpy(to.ff2_w, from.ff2_w, sizeof to.ff2_w);
+        std::memcpy(to.norm1_gamma, from.norm1_gamma, sizeof to.norm1_gamma);
+        std::memcpy(to.norm2_gamma, from.norm2_gamma, sizeof to.norm2_gamma);
+    }
+    std::memcpy(w.final_norm.gamma, free.final_norm.gamma, sizeof w.final_norm.gamma);
+    return w;
+}
+
+template <class Backend>
+void check_bias_free() {
+    static_assert(!bias_free_pre::has_bias && !bias_free_pre::has_norm_bias && biased_pre::has_bias, "");
+    static_assert(sizeof(sf::encoder_weights<bias_free_pre, sf::f32>) < sizeof(sf::encoder_weights<biased_pre, sf::f32>),
+                  "no_bias and no_norm_bias store no biases");
+    const auto x = make_input<bias_free_pre>(input_kind::normal);
+    static sf::encoder_weights<biased_pre, sf::f16> zero16;
+    sf::convert_weights(zero_biases(), zero16);
+    static sf::workspace_for<bias_free_pre, Backend> ws_free;
+    static sf::workspace_for<biased_pre, Backend> ws_biased;
+    std::vector<float> a(x.size()), b(x.size());
+    for (int n : valid_lens<bias_free_pre>()) {
+        ASSERT_EQ(sf::forward<Backend>(weights_for<bias_free_pre>(), ws_free, x.data(), a.data(), n), sf::status::ok);
+        ASSERT_EQ(sf::forward<Backend>(zero_biases(), ws_biased, x.data(), b.data(), n), sf::status::ok);
+        EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "f32 valid_len " << n;
+        ASSERT_EQ(sf::forward<Backend>(weights_for<bias_free_pre, sf::f16>(), ws_free, x.data(), a.data(), n),
+                  sf::status::ok);
+        ASSERT_EQ(sf::forward<Backend>(zero16, ws_biased, x.data(), b.data(), n), sf::status::ok);
+        EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "f16 valid_len " << n;
+    }
+}
+
+TEST(EncoderOptions, BiasFreeEqualsZeroBiases) {
+    check_bias_free<sf::reference>();
+    check_bias_free<sf::default_backend>();
+    // int8: the quantiser reads zeros for the absent arrays, so both quantise to the same bytes.
+    sf::quant::calibrator<bias_free_pre> free(weights_for<bias_free_pre>());
+    sf::quant::calibrator<biased_pre> biased(zero_biases());
+    const auto x = make_input<bias_free_pre>(input_kind::normal);
+    ASSERT_EQ(free.observe(x.data(), bias_free_pre::seq_len), sf::status::ok);
+    ASSERT_EQ(biased.observe(x.data(), bias_free_pre::seq_len), sf::status::ok);
+    static sf::encoder_weights<bias_free_pre, sf::int8> q_free;
+    static sf::encoder_weights<biased_pre, sf::int8> q_biased;
+    free.quantize(q_free), biased.quantize(q_biased);
+    static_assert(sizeof q_free == sizeof q_biased, "int8 biases carry the zero points: kept");
+    EXPECT_EQ(std::memcmp(&q_free, &q_biased, sizeof q_free), 0);
 }
 
 // Calibration sees what forward() computes with the mask: the calibrator's f32 pass is the

@@ -110,6 +110,11 @@ struct final_norm {};  // a LayerNorm after the last layer (TransformerEncoder(n
 // Row i attends to rows 0..i only, as torch's generate_square_subsequent_mask; the masked
 // scores are never computed.
 struct causal {};
+// torch's bias=False, each on its own: no_bias drops the biases of the encoder layers' linear
+// layers (attention projections, feed-forward), no_norm_bias the LayerNorms' beta. The weights
+// then hold no such arrays (weights.hpp), and the kernels add nothing in their place.
+struct no_bias {};
+struct no_norm_bias {};
 
 // LayerNorm epsilon = Mantissa * 10^Exponent10, e.g. layer_norm_eps<1, -6> is 1e-6.
 template <int Mantissa, int Exponent10>
@@ -179,7 +184,7 @@ constexpr bool is_known_option =
     std::is_same<T, post_norm>::value || std::is_same<T, pre_norm>::value ||
     std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
     std::is_same<T, gelu_tanh>::value || std::is_same<T, silu>::value || std::is_same<T, final_norm>::value ||
-    std::is_same<T, causal>::value ||
+    std::is_same<T, causal>::value || std::is_same<T, no_bias>::value || std::is_same<T, no_norm_bias>::value ||
     is_eps<T>::value || is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
@@ -214,7 +219,7 @@ struct encoder_config {
     static_assert(Heads <= 0 || DModel % Heads == 0, "d_model must be divisible by heads");
     static_assert((true && ... && detail::is_known_option<Options>),
                   "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, silu, "
-                  "final_norm, causal, layer_norm_eps<M, E> or tile_rows<N>");
+                  "final_norm, causal, no_bias, no_norm_bias, layer_norm_eps<M, E> or tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
     static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
@@ -222,6 +227,8 @@ struct encoder_config {
                   "choose at most one activation: relu, gelu, gelu_tanh or silu");
     static_assert(detail::count_of<final_norm, Options...> <= 1, "final_norm given twice");
     static_assert(detail::count_of<causal, Options...> <= 1, "causal given twice");
+    static_assert(detail::count_of<no_bias, Options...> <= 1, "no_bias given twice");
+    static_assert(detail::count_of<no_norm_bias, Options...> <= 1, "no_norm_bias given twice");
     static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
                   "layer_norm_eps given twice");
     static_assert((0 + ... + int(detail::is_tile<Options>::value)) <= 1, "tile_rows given twice");
@@ -236,6 +243,8 @@ struct encoder_config {
     static constexpr bool norm_first = detail::count_of<pre_norm, Options...> == 1;
     static constexpr bool has_final_norm = detail::count_of<final_norm, Options...> == 1;
     static constexpr bool is_causal = detail::count_of<causal, Options...> == 1;
+    static constexpr bool has_bias = detail::count_of<no_bias, Options...> == 0;
+    static constexpr bool has_norm_bias = detail::count_of<no_norm_bias, Options...> == 0;
     static constexpr activation_kind activation =
         detail::count_of<gelu, Options...>        ? activation_kind::gelu
         : detail::count_of<gelu_tanh, Options...> ? activation_kind::gelu_tanh

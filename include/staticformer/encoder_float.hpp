@@ -105,25 +105,25 @@ struct float_steps {
 
     static float* normed(workspace& ws) noexcept { return ws.narrow; }
     static void layer_norm(const layer& w, before_attention, const float* x, int rows, float* y) noexcept {
-        K::template layer_norm<D>(x, rows, w.norm1_gamma, w.norm1_beta, Cfg::eps, y);
+        K::template layer_norm<D>(x, rows, w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, y);
     }
     static void layer_norm(const layer& w, before_feed_forward, const float* x, int rows, float* y) noexcept {
-        K::template layer_norm<D>(x, rows, w.norm2_gamma, w.norm2_beta, Cfg::eps, y);
+        K::template layer_norm<D>(x, rows, w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, y);
     }
     template <class Weights>
     static void final_norm(const Weights& w, float* y, int rows) noexcept {
-        K::template layer_norm<D>(y, rows, w.final_norm.gamma, w.final_norm.beta, Cfg::eps, y);
+        K::template layer_norm<D>(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), Cfg::eps, y);
     }
 
     // Keys through the wide buffer into the transposed keys; values straight into theirs.
     static void keys_and_values(const layer& w, const float* src, int rows, int r0, workspace& ws) noexcept {
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], &w.qkv_b[D], ws.wide);
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], values_of(w.qkv_b) + D, ws.wide);
         K::template store_keys<D, S>(ws.wide, rows, r0, ws.keys_t);
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], &w.qkv_b[2 * D], ws.values + r0 * D);
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], values_of(w.qkv_b) + 2 * D, ws.values + r0 * D);
     }
     // Queries of a tile in the wide buffer, scaled by 1 / sqrt(head_dim).
     static float* queries(const layer& w, const float* src, int rows, workspace& ws) noexcept {
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], &w.qkv_b[0], ws.wide);
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], values_of(w.qkv_b), ws.wide);
         scale_queries<Cfg::head_dim>(ws.wide, rows * D);
         return ws.wide;
     }
@@ -131,17 +131,17 @@ struct float_steps {
         attention_rows<Cfg, K, workspace::attention_rows>(q, keys, rows, ws.keys_t, ws.values, ws.wide + T * D);
     }
     static void add_output_projection(const layer& w, const float* q, int rows, float* x, workspace& ws) noexcept {
-        K::template linear<D, D>(q, rows, &w.out_w[0][0], w.out_b, ws.narrow);  // the LayerNorm is spent
+        K::template linear<D, D>(q, rows, &w.out_w[0][0], values_of(w.out_b), ws.narrow);  // the LayerNorm is spent
         K::add(x, ws.narrow, rows * D);
     }
     static float* hidden(const layer& w, const float* src, int rows, workspace& ws) noexcept {
-        K::template linear<D, F>(src, rows, &w.ff1_w[0][0], w.ff1_b, ws.wide);
+        K::template linear<D, F>(src, rows, &w.ff1_w[0][0], values_of(w.ff1_b), ws.wide);
         K::template activate<Cfg::activation>(ws.wide, rows * F);
         return ws.wide;
     }
     static void add_feed_forward_output(const layer& w, const float* hidden, int rows, float* x,
                                         workspace& ws) noexcept {
-        K::template linear<F, D>(hidden, rows, &w.ff2_w[0][0], w.ff2_b, ws.narrow);  // the LayerNorm is spent
+        K::template linear<F, D>(hidden, rows, &w.ff2_w[0][0], values_of(w.ff2_b), ws.narrow);  // the LayerNorm is spent
         K::add(x, ws.narrow, rows * D);
     }
 };

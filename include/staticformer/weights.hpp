@@ -42,53 +42,83 @@ using weight_element_t = typename weight_element<P>::type;
 // same way.
 inline constexpr std::size_t weights_alignment = 64;
 
+// An array a configuration may leave out (no_bias, no_norm_bias): T[N] when present, else an
+// empty member, which takes one element of padding (as an absent final norm does).
+template <class T, int N>
+struct absent_array {};
+template <class T, int N, bool Present>
+using optional_array = std::conditional_t<Present, T[N], absent_array<T, N>>;
+
+namespace detail {
+template <class T, int N>
+struct zero_table {
+    T v[N];
+};
+template <class T, int N>
+inline constexpr zero_table<T, N> zeros{};
+}  // namespace detail
+
+// What a kernel reads for an optional array: the array, or N zeros (an absent bias adds 0).
+template <class T, int N>
+constexpr const T* values_of(const T (&present)[N]) noexcept {
+    return present;
+}
+template <class T, int N>
+constexpr const T* values_of(const absent_array<T, N>&) noexcept {
+    return detail::zeros<T, N>.v;
+}
+
 template <class Cfg, class T>
 struct layer_weights {
     static constexpr int D = Cfg::d_model;
     static constexpr int F = Cfg::d_ff;
+    static constexpr bool B = Cfg::has_bias, NB = Cfg::has_norm_bias;
     T qkv_w[D][3 * D];  // columns [0, D) query, [D, 2D) key, [2D, 3D) value
-    T qkv_b[3 * D];
+    optional_array<T, 3 * D, B> qkv_b;
     T out_w[D][D];
-    T out_b[D];
+    optional_array<T, D, B> out_b;
     T ff1_w[D][F];
-    T ff1_b[F];
+    optional_array<T, F, B> ff1_b;
     T ff2_w[F][D];
-    T ff2_b[D];
+    optional_array<T, D, B> ff2_b;
     T norm1_gamma[D];
-    T norm1_beta[D];
+    optional_array<T, D, NB> norm1_beta;
     T norm2_gamma[D];
-    T norm2_beta[D];
+    optional_array<T, D, NB> norm2_beta;
     // The members in declaration order, the one C++ list of them (tools/encoder_schema.py is
     // Python's): f(element count, the member's first element in each of the layers l...).
+    // Absent members (no_bias, no_norm_bias) are left out.
     template <class Fn, class... Layers>
     static void for_each_member(Fn&& f, Layers&... l) {
         f(std::size_t(D) * 3 * D, &l.qkv_w[0][0]...);
-        f(std::size_t(3) * D, l.qkv_b...);
+        if constexpr (B) f(std::size_t(3) * D, l.qkv_b...);
         f(std::size_t(D) * D, &l.out_w[0][0]...);
-        f(std::size_t(D), l.out_b...);
+        if constexpr (B) f(std::size_t(D), l.out_b...);
         f(std::size_t(D) * F, &l.ff1_w[0][0]...);
-        f(std::size_t(F), l.ff1_b...);
+        if constexpr (B) f(std::size_t(F), l.ff1_b...);
         f(std::size_t(F) * D, &l.ff2_w[0][0]...);
-        f(std::size_t(D), l.ff2_b...);
+        if constexpr (B) f(std::size_t(D), l.ff2_b...);
         f(std::size_t(D), l.norm1_gamma...);
-        f(std::size_t(D), l.norm1_beta...);
+        if constexpr (NB) f(std::size_t(D), l.norm1_beta...);
         f(std::size_t(D), l.norm2_gamma...);
-        f(std::size_t(D), l.norm2_beta...);
+        if constexpr (NB) f(std::size_t(D), l.norm2_beta...);
     }
-    // Parameters of one layer.
+    // Parameters of one layer, and the absent members (one element of padding each).
     static constexpr std::size_t parameter_count =
-        std::size_t(D) * 3 * D + 3 * D + std::size_t(D) * D + D + std::size_t(D) * F + F + std::size_t(F) * D + D + 4 * D;
+        std::size_t(D) * 3 * D + std::size_t(D) * D + std::size_t(D) * F + std::size_t(F) * D + 2 * D +
+        (B ? 3 * D + D + F + D : 0) + (NB ? 2 * D : 0);
+    static constexpr std::size_t absent_members = (B ? 0 : 4) + (NB ? 0 : 2);
 };
 template <class Cfg>
 using layer_weights_f32 = layer_weights<Cfg, float>;
 
-template <int D, bool Present, class T = float>
+template <int D, bool Present, class T = float, bool Beta = true>
 struct final_norm_weights {
     T gamma[D];
-    T beta[D];
+    optional_array<T, D, Beta> beta;
 };
-template <int D, class T>
-struct final_norm_weights<D, false, T> {};
+template <int D, class T, bool Beta>
+struct final_norm_weights<D, false, T, Beta> {};
 
 template <class Cfg, class P>
 struct encoder_weights {
@@ -100,14 +130,18 @@ struct encoder_weights {
     using element = weight_element_t<P>;  // float, or std::uint16_t holding binary16 bits
     // Parameters of the whole encoder; sizeof(encoder_weights) is parameter_count elements, plus
     // one element of padding when there is no final norm (an empty member still takes a byte).
-    static constexpr std::size_t parameter_count = std::size_t(Cfg::layers) * layer_weights<Cfg, element>::parameter_count +
-                                                   (Cfg::has_final_norm ? 2 * Cfg::d_model : 0);
+    // Absent members (no_bias, no_norm_bias) add one element of padding each, too.
+    static constexpr std::size_t parameter_count =
+        std::size_t(Cfg::layers) * layer_weights<Cfg, element>::parameter_count +
+        (Cfg::has_final_norm ? (Cfg::has_norm_bias ? 2 : 1) * Cfg::d_model : 0);
 
     layer_weights<Cfg, element> layer[Cfg::layers];
-    final_norm_weights<Cfg::d_model, Cfg::has_final_norm, element> final_norm;
+    final_norm_weights<Cfg::d_model, Cfg::has_final_norm, element, Cfg::has_norm_bias> final_norm;
 
-    static_assert(sizeof(layer_weights<Cfg, element>) == layer_weights<Cfg, element>::parameter_count * sizeof(element),
-                  "layer_weights: parameter_count covers every member, without padding");
+    static_assert(sizeof(layer_weights<Cfg, element>) ==
+                      (layer_weights<Cfg, element>::parameter_count + layer_weights<Cfg, element>::absent_members) *
+                          sizeof(element),
+                  "layer_weights: parameter_count covers every member, absent ones one element each");
 };
 
 // f32 / f16 weights a pass can use: every parameter finite (load_blob checks blobs from outside).
@@ -120,7 +154,7 @@ inline bool is_valid(const encoder_weights<Cfg, P>& w) noexcept {
     for (const auto& l : w.layer) layer_weights<Cfg, element>::for_each_member(check, l);
     if constexpr (Cfg::has_final_norm) {
         check(Cfg::d_model, w.final_norm.gamma);
-        check(Cfg::d_model, w.final_norm.beta);
+        if constexpr (Cfg::has_norm_bias) check(Cfg::d_model, w.final_norm.beta);
     }
     return finite;
 }
@@ -152,7 +186,7 @@ inline void convert_weights(const encoder_weights<Cfg, PIn>& in, encoder_weights
         layer_weights<Cfg, weight_element_t<PIn>>::for_each_member(convert, in.layer[l], out.layer[l]);
     if constexpr (Cfg::has_final_norm) {
         detail::convert_array(in.final_norm.gamma, out.final_norm.gamma, D);
-        detail::convert_array(in.final_norm.beta, out.final_norm.beta, D);
+        if constexpr (Cfg::has_norm_bias) detail::convert_array(in.final_norm.beta, out.final_norm.beta, D);
     }
 }
 

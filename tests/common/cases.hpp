@@ -28,11 +28,13 @@ using tile3_pre_relu = sf::encoder_config<48, 6, 100, 17, 2, sf::pre_norm, sf::r
 using single = sf::encoder_config<8, 1, 16, 1, 1>;
 using long_gelu = sf::encoder_config<40, 2, 72, 37, 1, sf::gelu, sf::tile_rows<8>>;
 using causal_pre = sf::encoder_config<24, 3, 40, 11, 2, sf::pre_norm, sf::gelu, sf::causal>;
-using silu_post = sf::encoder_config<20, 4, 44, 10, 2, sf::silu, sf::final_norm, sf::tile_rows<3>>;
+using silu_post = sf::encoder_config<20, 4, 44, 10, 2, sf::silu, sf::final_norm, sf::no_norm_bias, sf::tile_rows<3>>;
+using bias_free_pre = sf::encoder_config<24, 4, 40, 9, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::no_bias,
+                                         sf::no_norm_bias>;
 
 #define STATICFORMER_TEST_CASES(X)                                                                                   \
     X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \
-        X(silu_post)
+        X(silu_post) X(bias_free_pre)
 
 // Weights for Cfg from a seed: matrices at their fan-in scale, biases small, LayerNorm gammas
 // around 1 and betas around 0.
@@ -42,21 +44,23 @@ void make_weights(sf::encoder_weights<Cfg, sf::f32>& w, std::uint64_t seed) {
     constexpr int D = Cfg::d_model, F = Cfg::d_ff;
     for (auto& l : w.layer) {
         fill_uniform(&l.qkv_w[0][0], std::size_t(D) * 3 * D, g, fan_in_scale(D));
-        fill_uniform(l.qkv_b, 3 * D, g, 0.125f);
+        if constexpr (Cfg::has_bias) fill_uniform(l.qkv_b, 3 * D, g, 0.125f);
         fill_uniform(&l.out_w[0][0], std::size_t(D) * D, g, fan_in_scale(D));
-        fill_uniform(l.out_b, D, g, 0.125f);
+        if constexpr (Cfg::has_bias) fill_uniform(l.out_b, D, g, 0.125f);
         fill_uniform(&l.ff1_w[0][0], std::size_t(D) * F, g, fan_in_scale(D));
-        fill_uniform(l.ff1_b, F, g, 0.125f);
+        if constexpr (Cfg::has_bias) fill_uniform(l.ff1_b, F, g, 0.125f);
         fill_uniform(&l.ff2_w[0][0], std::size_t(F) * D, g, fan_in_scale(F));
-        fill_uniform(l.ff2_b, D, g, 0.125f);
+        if constexpr (Cfg::has_bias) fill_uniform(l.ff2_b, D, g, 0.125f);
         for (float* gamma : {l.norm1_gamma, l.norm2_gamma})
             for (int i = 0; i < D; ++i) gamma[i] = 1.0f + g.uniform(0.25f);
-        fill_uniform(l.norm1_beta, D, g, 0.125f);
-        fill_uniform(l.norm2_beta, D, g, 0.125f);
+        if constexpr (Cfg::has_norm_bias) {
+            fill_uniform(l.norm1_beta, D, g, 0.125f);
+            fill_uniform(l.norm2_beta, D, g, 0.125f);
+        }
     }
     if constexpr (Cfg::has_final_norm) {
         for (int i = 0; i < D; ++i) w.final_norm.gamma[i] = 1.0f + g.uniform(0.25f);
-        fill_uniform(w.final_norm.beta, D, g, 0.125f);
+        if constexpr (Cfg::has_norm_bias) fill_uniform(w.final_norm.beta, D, g, 0.125f);
     }
 }
 

@@ -251,33 +251,33 @@ public:
             // reads the stream, adds, then normalises.
             const tensor_report stream_in = stream;
             const tensor_report& attention_in = Cfg::norm_first ? norm1_out : stream_in;
-            detail::quantize_linear(&w.qkv_w[0][0], 3 * D, &w.qkv_b[0], attention_in, query, lq.query, rep);
-            detail::quantize_linear(&w.qkv_w[0][D], 3 * D, &w.qkv_b[D], attention_in, key, lq.key, rep);
-            detail::quantize_linear(&w.qkv_w[0][2 * D], 3 * D, &w.qkv_b[2 * D], attention_in, value, lq.value, rep);
+            detail::quantize_linear(&w.qkv_w[0][0], 3 * D, values_of(w.qkv_b), attention_in, query, lq.query, rep);
+            detail::quantize_linear(&w.qkv_w[0][D], 3 * D, values_of(w.qkv_b) + D, attention_in, key, lq.key, rep);
+            detail::quantize_linear(&w.qkv_w[0][2 * D], 3 * D, values_of(w.qkv_b) + 2 * D, attention_in, value, lq.value, rep);
             lq.attention.logits = detail::encode(
                 65536.0 * query.scale * key.scale / (std::sqrt(double(Cfg::head_dim)) * detail::ln2), 31);
             lq.attention.context = detail::encode(value.scale / (32768.0 * context.scale), 31);
-            detail::quantize_linear(&w.out_w[0][0], D, w.out_b, context, attention_out, lq.out, rep);
+            detail::quantize_linear(&w.out_w[0][0], D, values_of(w.out_b), context, attention_out, lq.out, rep);
             const tensor_report& residual1 = Cfg::norm_first ? norm2_in : norm1_in;
             lq.residual1 = detail::quantize_add(stream_in, attention_out, residual1);
-            detail::quantize_layer_norm(w.norm1_gamma, w.norm1_beta, Cfg::eps, Cfg::norm_first ? stream_in : residual1,
+            detail::quantize_layer_norm(w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, Cfg::norm_first ? stream_in : residual1,
                                         norm1_out, lq.norm1);
             const tensor_report stream_mid = Cfg::norm_first ? residual1 : norm1_out;
 
             // The feed-forward block, likewise.
             const tensor_report& ffn_in = Cfg::norm_first ? norm2_out : stream_mid;
-            detail::quantize_linear(&w.ff1_w[0][0], F, w.ff1_b, ffn_in, ff1, lq.ff1, rep);
+            detail::quantize_linear(&w.ff1_w[0][0], F, values_of(w.ff1_b), ffn_in, ff1, lq.ff1, rep);
             detail::activation_table<Cfg::activation>(ff1, activation, lq.activation);
-            detail::quantize_linear(&w.ff2_w[0][0], D, w.ff2_b, activation, ff2, lq.ff2, rep);
+            detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), activation, ff2, lq.ff2, rep);
             const tensor_report residual2 = Cfg::norm_first ? stream_after(l, o) : norm2_in;
             lq.residual2 = detail::quantize_add(stream_mid, ff2, residual2);
-            detail::quantize_layer_norm(w.norm2_gamma, w.norm2_beta, Cfg::eps, Cfg::norm_first ? stream_mid : residual2,
+            detail::quantize_layer_norm(w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, Cfg::norm_first ? stream_mid : residual2,
                                         norm2_out, lq.norm2);
             stream = Cfg::norm_first ? residual2 : norm2_out;
         }
         if constexpr (Cfg::has_final_norm) {
             const tensor_report out = choose(rec_.final_out, o, false);
-            detail::quantize_layer_norm(weights_.final_norm.gamma, weights_.final_norm.beta, Cfg::eps, stream, out,
+            detail::quantize_layer_norm(weights_.final_norm.gamma, values_of(weights_.final_norm.beta), Cfg::eps, stream, out,
                                         q.final_norm.norm);
             stream = out;
         }
