@@ -94,6 +94,9 @@ def cpp_encoder_defaults(text: str) -> dict:
     out = {"norm_first": (None, _flag(text, "norm_first", "pre_norm")),
            "final_norm": (None, _flag(text, "has_final_norm", "final_norm")),
            "causal": (None, _flag(text, "is_causal", "causal")),
+           # has_bias is true without the tag: the option's default (no tag) is no_bias = False
+           "no_bias": (None, not _flag(text, "has_bias", "no_bias")),
+           "no_norm_bias": (None, not _flag(text, "has_norm_bias", "no_norm_bias")),
            "activation": (_enum(text, "activation_kind"), _fallback(text, "activation", "activation_kind"))}
     eps = re.search(r"find_option<detail::is_eps, layer_norm_eps<(\d+), (-?\d+)>, Options\.\.\.>", text)
     if eps is None:

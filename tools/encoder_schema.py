@@ -76,6 +76,8 @@ ENCODER_OPTIONS = (
     Option("final_norm", "flag", False, doc="a LayerNorm after the last layer (staticformer::final_norm)"),
     Option("eps", "positive", DEFAULT_EPS, doc="the LayerNorm epsilon (staticformer::layer_norm_eps<M, E>)"),
     Option("causal", "flag", False, doc="row i attends to rows 0..i (staticformer::causal)"),
+    Option("no_bias", "flag", False, doc="linear layers without biases (staticformer::no_bias), torch's bias=False"),
+    Option("no_norm_bias", "flag", False, doc="LayerNorms without beta (staticformer::no_norm_bias)"),
 )
 ENCODER_OPTION: Dict[str, Option] = {o.name: o for o in ENCODER_OPTIONS}
 
@@ -165,6 +167,8 @@ class EncoderSpec:
     final_norm: bool = default("final_norm")
     eps: float = default("eps")
     causal: bool = default("causal")  # row i attends to rows 0..i (staticformer::causal)
+    no_bias: bool = default("no_bias")            # linear layers without biases
+    no_norm_bias: bool = default("no_norm_bias")  # LayerNorms without beta
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,10 @@ class Member:
     def key(self, layer: Optional[int]) -> str:
         """torch state_dict key; layer None: a member of the final norm."""
         return self.torch_key if layer is None else f"layers.{layer}.{self.torch_key}"
+
+    def present(self, spec: "EncoderSpec") -> bool:
+        """Whether spec's weights hold this array: no_bias leaves out biases, no_norm_bias betas."""
+        return not ((self.role == "bias" and spec.no_bias) or (self.role == "beta" and spec.no_norm_bias))
 
 
 # The members of one encoder layer, in struct order.
@@ -207,15 +215,18 @@ FINAL_NORM_MEMBERS = (
 )
 
 
-def weight_members(layers: int, final_norm: bool) -> Iterator[Tuple[Optional[int], Member]]:
+def weight_members(layers: int, final_norm: bool, spec: Optional["EncoderSpec"] = None
+                   ) -> Iterator[Tuple[Optional[int], Member]]:
     """(layer index, or None for the final norm; member) of every array of encoder_weights, in
-    struct order."""
+    struct order; with spec, only the arrays it holds (Member.present)."""
     for i in range(layers):
         for m in LAYER_MEMBERS:
-            yield i, m
+            if spec is None or m.present(spec):
+                yield i, m
     if final_norm:
         for m in FINAL_NORM_MEMBERS:
-            yield None, m
+            if spec is None or m.present(spec):
+                yield None, m
 
 
 def option_tags(spec: EncoderSpec) -> List[str]:
@@ -230,6 +241,10 @@ def option_tags(spec: EncoderSpec) -> List[str]:
         tags.append("staticformer::final_norm")
     if spec.causal:
         tags.append("staticformer::causal")
+    if spec.no_bias:
+        tags.append("staticformer::no_bias")
+    if spec.no_norm_bias:
+        tags.append("staticformer::no_norm_bias")
     return tags
 
 

@@ -48,9 +48,11 @@ functions (tools/c_api.py). Every export prints a report per layer: parameters, 
 workspace bytes, MACs and estimated Cortex-M instructions (tools/export_report.py); --report-json
 FILE writes it as JSON, --quiet silences it and the progress lines.
 
-Anything staticformer does not compute (bias-less projections, separate key/value dimensions,
-add_bias_kv, LayerNorms with different epsilons, an unknown activation, ...) is refused with a
-message and exit status 2. Needs torch (1.13 or later) and numpy.
+Layers without biases (MultiheadAttention(bias=False), Linear(bias=False), LayerNorms without
+bias: torch's bias=False) export as no_bias / no_norm_bias; from a state_dict, say so with
+--no-bias / --no-norm-bias. Anything staticformer does not compute (some biases but not others,
+separate key/value dimensions, add_bias_kv, LayerNorms with different epsilons, an unknown
+activation, ...) is refused with a message and exit status 2. Needs torch (1.13 or later) and numpy.
 
 The pieces are importable for other scripts: load_module(), extract_module(),
 extract_state_dict(), config_type(), write_header(), write_blob(), export(); the precision
@@ -95,11 +97,13 @@ class EncoderWeights:
     layers: List[Dict[str, np.ndarray]]          # per layer: C++ member -> array
     final_norm: Optional[Dict[str, np.ndarray]]  # {"gamma", "beta"} or None
 
-    def members(self):
-        """(C++ member path, torch key, array) in struct order."""
+    def members(self, absent: bool = False):
+        """(C++ member path, torch key, array) in struct order; a member the configuration leaves
+        out (no_bias, no_norm_bias) has no array: with absent, (path, key, None) in its place."""
         for i, m in encoder_schema.weight_members(len(self.layers), self.final_norm is not None):
             arrays = self.final_norm if i is None else self.layers[i]
-            yield m.path(i), m.key(i), arrays[m.name]
+            if m.name in arrays or absent:
+                yield m.path(i), m.key(i), arrays.get(m.name)
 
     def parameter_count(self) -> int:
         return sum(a.size for _, _, a in self.members())
@@ -177,8 +181,8 @@ def activation_name(act) -> str:
 def _layer_norm_eps(norm, d_model: int, where: str) -> float:
     if not isinstance(norm, nn.LayerNorm):
         raise ExportError(f"{where} is {type(norm).__name__}, not a LayerNorm")
-    if getattr(norm, "weight", None) is None or getattr(norm, "bias", None) is None:
-        raise ExportError(f"{where} has no weight or no bias (elementwise_affine/bias off): not supported")
+    if getattr(norm, "weight", None) is None:
+        raise ExportError(f"{where} has no weight (elementwise_affine off): not supported")
     if tuple(norm.normalized_shape) != (d_model,):
         raise ExportError(f"{where} normalises shape {tuple(norm.normalized_shape)}, expected ({d_model},)")
     return float(norm.eps)
@@ -192,14 +196,20 @@ def _layer_options(layer, i: int) -> tuple:
     attn = layer.self_attn
     if not attn._qkv_same_embed_dim:
         raise ExportError(f"{where}.self_attn has separate key/value sizes (kdim/vdim): not supported")
-    if attn.in_proj_bias is None or attn.out_proj.bias is None:
-        raise ExportError(f"{where}.self_attn has no bias: bias-less layers are not supported")
     if attn.bias_k is not None or attn.add_zero_attn:
         raise ExportError(f"{where}.self_attn uses add_bias_kv or add_zero_attn: not supported")
     for lin_name in ("linear1", "linear2"):
-        lin = getattr(layer, lin_name)
-        if not isinstance(lin, nn.Linear) or lin.bias is None:
-            raise ExportError(f"{where}.{lin_name} is not a Linear with bias: not supported")
+        if not isinstance(getattr(layer, lin_name), nn.Linear):
+            raise ExportError(f"{where}.{lin_name} is not a Linear: not supported")
+    biases = {"self_attn.in_proj_bias": attn.in_proj_bias, "self_attn.out_proj.bias": attn.out_proj.bias,
+              "linear1.bias": layer.linear1.bias, "linear2.bias": layer.linear2.bias}
+    if len({b is None for b in biases.values()}) > 1:
+        missing = [k for k, b in biases.items() if b is None]
+        raise ExportError(f"{where} has biases but not {', '.join(missing)}: staticformer's no_bias drops all "
+                          "four (attention projections and feed-forward) or none")
+    norm_biases = [getattr(n, "bias", None) is None for n in (layer.norm1, layer.norm2)]
+    if norm_biases[0] != norm_biases[1]:
+        raise ExportError(f"{where}: one LayerNorm has a bias and the other not; no_norm_bias drops both")
     d_model = attn.embed_dim
     eps1 = _layer_norm_eps(layer.norm1, d_model, f"{where}.norm1")
     eps2 = _layer_norm_eps(layer.norm2, d_model, f"{where}.norm2")
@@ -210,7 +220,7 @@ def _layer_options(layer, i: int) -> tuple:
         print("export_pytorch: note: torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate="
               "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
-            activation, eps1)
+            activation, eps1, attn.in_proj_bias is None, norm_biases[0])
 
 
 def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
@@ -221,12 +231,12 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
     options = [_layer_options(layer, i) for i, layer in enumerate(encoder.layers)]
     if not options:
         raise ExportError("the encoder has no layers")
-    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps")
+    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias")
     for i, other in enumerate(options[1:], start=1):
         for field, a, b in zip(fields, options[0], other):
             if a != b:
                 raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
-    d_model, heads, d_ff, norm_first, activation, eps = options[0]
+    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias = options[0]
     if not encoder.layers[0].self_attn.batch_first:
         print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
               "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
@@ -236,8 +246,10 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
         if final_eps != eps:
             raise ExportError(f"final norm eps {final_eps!r} != layer norm eps {eps!r}; "
                               "staticformer uses one epsilon")
+        if (getattr(encoder.norm, "bias", None) is None) != no_norm_bias:
+            raise ExportError("the final norm and the layers' LayerNorms differ in having a bias")
     spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
-                       final_norm, eps)
+                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias)
     check_spec(spec)
     return spec
 
@@ -258,7 +270,7 @@ def check_spec(spec: EncoderSpec) -> None:
 def _take(state: dict, key: str, shape: tuple) -> np.ndarray:
     """The tensor `key` as float32 in C++ layout (2-D tensors transposed)."""
     if key not in state:
-        hint = " (bias-less layers are not supported)" if key.endswith("bias") else ""
+        hint = " (layers without biases: pass --no-bias / --no-norm-bias)" if key.endswith("bias") else ""
         raise ExportError(f"missing tensor '{key}'{hint}")
     t = state[key]
     torch_shape = tuple(reversed(shape))
@@ -279,13 +291,14 @@ def extract_state_dict(state_dict: dict, spec: EncoderSpec, prefix: str = "") ->
     used = set()
     layers = [{} for _ in range(spec.layers)]
     final_norm = {} if spec.final_norm else None
-    for i, m in encoder_schema.weight_members(spec.layers, spec.final_norm):
+    for i, m in encoder_schema.weight_members(spec.layers, spec.final_norm, spec):
         arrays = final_norm if i is None else layers[i]
         arrays[m.name] = _take(state, m.key(i), m.shape(spec.d_model, spec.d_ff))
         used.add(m.key(i))
     unused = sorted(set(state) - used)
     if unused:
         hints = {"norm.weight": " (a final norm: pass --final-norm)",
+                 "bias": " (biases of a configuration with --no-bias or --no-norm-bias)",
                  "bias_k": " (add_bias_kv is not supported)",
                  "q_proj_weight": " (separate kdim/vdim are not supported)"}
         hint = "".join(h for k, h in hints.items() if any(u.endswith(k) for u in unused))
@@ -440,7 +453,10 @@ def encoder_initializer(spec: EncoderSpec, weights: EncoderWeights, precision: s
     for i in range(len(weights.layers)):
         out.append(f"{i1}{{  // layer {i}")
         for m in LAYER_MEMBERS:
-            out += _member_lines(m.name, key_prefix + m.key(i), arrays[m.path(i)], i2)
+            if m.path(i) in arrays:
+                out += _member_lines(m.name, key_prefix + m.key(i), arrays[m.path(i)], i2)
+            else:
+                out += [f"{i2}{{}},  // {m.name}: none ({'no_bias' if m.role == 'bias' else 'no_norm_bias'})"]
         out.append(f"{i1}}},")
     out.append(f"{indent}}},")
     if weights.final_norm is None:
@@ -448,7 +464,10 @@ def encoder_initializer(spec: EncoderSpec, weights: EncoderWeights, precision: s
     else:
         out.append(f"{indent}{{  // final_norm")
         for m in FINAL_NORM_MEMBERS:
-            out += _member_lines(m.name, key_prefix + m.key(None), arrays[m.path(None)], i1)
+            if m.path(None) in arrays:
+                out += _member_lines(m.name, key_prefix + m.key(None), arrays[m.path(None)], i1)
+            else:
+                out += [f"{i1}{{}},  // {m.name}: none (no_norm_bias)"]
         out.append(f"{indent}}},")
     return out
 
@@ -501,7 +520,10 @@ def payload_bytes(weights: EncoderWeights, precision: str = "f32") -> bytes:
     """The bytes of encoder_weights<cfg, precision>: every array little-endian, in order, as
     float32 (f32) or binary16 bit patterns (f16)."""
     element = "<f4" if precision == "f32" else "<u2"
-    parts = [np.ascontiguousarray(a, dtype=element).tobytes() for _, _, a in precision_arrays(weights, precision)]
+    arrays = {path: a for path, _, a in precision_arrays(weights, precision)}
+    # An absent member (no_bias, no_norm_bias) occupies one element, as an empty struct does.
+    parts = [np.ascontiguousarray(arrays[path], dtype=element).tobytes() if path in arrays
+             else bytes(np.dtype(element).itemsize) for path, _, _ in weights.members(absent=True)]
     if weights.final_norm is None:
         # The empty final_norm member still occupies one byte, padded to the element's alignment.
         parts.append(bytes(np.dtype(element).itemsize))
@@ -510,7 +532,8 @@ def payload_bytes(weights: EncoderWeights, precision: str = "f32") -> bytes:
 
 def options_code(spec: EncoderSpec) -> int:
     return ((1 if spec.norm_first else 0) | (2 if spec.final_norm else 0) | (4 if spec.causal else 0) |
-            (ACTIVATIONS.index(spec.activation) << 4))
+            (ACTIVATIONS.index(spec.activation) << 4) | (0x100 if spec.no_bias else 0) |
+            (0x200 if spec.no_norm_bias else 0))
 
 
 def blob_bytes(spec: EncoderSpec, weights: EncoderWeights, precision: str = "f32") -> bytes:
@@ -620,7 +643,7 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
 # ---- command line ---------------------------------------------------------------------------
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
-                    "final_norm", "eps", "prefix")
+                    "final_norm", "eps", "no_bias", "no_norm_bias", "prefix")
 
 
 def parse_args(argv):
@@ -662,6 +685,9 @@ def parse_args(argv):
     g.add_argument("--activation", choices=ACTIVATIONS, help=f"default: {default('activation')}")
     g.add_argument("--final-norm", action="store_true", default=None, help="a LayerNorm after the last layer")
     g.add_argument("--eps", type=float, help=f"LayerNorm epsilon, default: {DEFAULT_EPS:g}")
+    g.add_argument("--no-bias", action="store_true", default=None,
+                   help="linear layers without biases (torch bias=False)")
+    g.add_argument("--no-norm-bias", action="store_true", default=None, help="LayerNorms without bias (beta)")
     g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")
     args = p.parse_args(argv)
     if not args.header and not args.blob:

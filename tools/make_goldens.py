@@ -51,7 +51,7 @@ TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
 import model_export  # noqa: E402
-from staticformer_torch import TORCH_ACTIVATIONS, TransformerClassifier  # noqa: E402
+from staticformer_torch import TORCH_ACTIVATIONS, TransformerClassifier, encoder_layer  # noqa: E402
 from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
 
 
@@ -77,6 +77,11 @@ GOLDENS = [Golden(*row) for row in (
     ("single",               EncoderSpec( 8, 1,  16,  1, 1, False, "relu",      False, 1e-5),  1,  7, "module",     False),
     ("wide_post_relu_final", EncoderSpec(48, 6,  96, 17, 2, False, "relu",      True,  1e-5), 13,  8, "module",     False),
     ("silu_pre",             EncoderSpec(16, 4,  24,  6, 2, True,  "silu",      False, 1e-5),  5, 11, "module",     False),
+    # torch bias=False: linear layers (from a module), LayerNorms too (from a state_dict)
+    ("no_bias_post",         EncoderSpec(24, 3,  40,  7, 2, False, "gelu",      True,  1e-5, no_bias=True),
+     6, 12, "module", False),
+    ("bias_free_pre_silu",   EncoderSpec(16, 2,  32,  8, 2, True,  "silu",      True,  1e-5, no_bias=True,
+                                         no_norm_bias=True), 8, 13, "state_dict", False),
     # key padding masks anywhere: left padding and a masked key between kept ones
     ("left_pad_post_relu",   EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  9, "module",     False,
      (0, 1, 2, 5)),
@@ -93,11 +98,10 @@ CALIBRATION_ROWS = 256  # at least 16 samples, and at least this many rows in al
 
 def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     """A seeded encoder whose layers differ and whose LayerNorms and biases are not 1/0."""
-    layer = nn.TransformerEncoderLayer(s.d_model, s.heads, s.d_ff, dropout=0.0,
-                                       activation=TORCH_ACTIVATIONS[s.activation],
-                                       layer_norm_eps=s.eps, batch_first=True,
-                                       norm_first=s.norm_first)
+    layer = encoder_layer(s)
     final = nn.LayerNorm(s.d_model, eps=s.eps) if s.final_norm else None
+    if final is not None and s.no_norm_bias:
+        final.register_parameter("bias", None)
     encoder = nn.TransformerEncoder(layer, s.layers, norm=final).eval()
     gammas = {id(m.weight) for m in encoder.modules() if isinstance(m, nn.LayerNorm)}
     with torch.no_grad():
@@ -111,15 +115,17 @@ def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     return encoder
 
 
-def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, masked: tuple = ()) -> torch.Tensor:
+def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, masked: tuple = (),
+              math_path: bool = False) -> torch.Tensor:
     seq_len = x.shape[1]
     mask = None if valid_len == seq_len else (torch.arange(seq_len) >= valid_len).unsqueeze(0)
-    if masked:
-        hidden = torch.zeros(1, seq_len, dtype=torch.bool)
-        hidden[0, list(masked)] = True
-        mask = hidden if mask is None else mask | hidden
+    if masked or math_path:
+        if masked:
+            hidden = torch.zeros(1, seq_len, dtype=torch.bool)
+            hidden[0, list(masked)] = True
+            mask = hidden if mask is None else mask | hidden
         # With gradients on, torch takes its math path: every query row computed, masked keys
-        # at -inf (the fast path would drop the masked rows).
+        # at -inf (the fast path would drop the masked rows; torch 1.13's fails on bias=False).
         with torch.enable_grad():
             out = encoder(x, src_key_padding_mask=mask).detach()
     else:
@@ -248,6 +254,13 @@ MODEL_GOLDENS = [
                                                          pooling="mean", classes=5, norm_first=True,
                                                          activation="gelu", causal=True),
                 10, 18, "state_dict", (0, 3, 4, 8)),
+    # bias-free layers and LayerNorms (torch bias=False), SiLU, padding anywhere, mean pooling
+    ModelGolden("features_bias_free", "classifier", dict(d_model=20, heads=4, d_ff=36, layers=2, seq_len=10,
+                                                         input="features", features=5, positions="sinusoidal",
+                                                         pooling="mean", classes=3, norm_first=True,
+                                                         activation="silu", final_norm=True, no_bias=True,
+                                                         no_norm_bias=True),
+                9, 19, "module", (1, 5)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
@@ -412,7 +425,7 @@ def main() -> int:
             s = g.spec
             encoder = build_encoder(s)
             x = torch.randn(1, s.seq_len, s.d_model)
-            y = run_torch(encoder, x, g.valid_len, g.masked)
+            y = run_torch(encoder, x, g.valid_len, g.masked, s.no_bias or s.no_norm_bias)
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))

@@ -79,6 +79,8 @@ class ClassifierConfig:
     final_norm: bool = default("final_norm")
     eps: float = default("eps")
     causal: bool = default("causal")
+    no_bias: bool = default("no_bias")            # linear layers of the encoder without biases
+    no_norm_bias: bool = default("no_norm_bias")  # the encoder's LayerNorms without beta
 
     def __post_init__(self):
         if isinstance(self.image, list):
@@ -131,6 +133,23 @@ def sinusoid_table(rows: int, d_model: int) -> torch.Tensor:
     return table.to(torch.float32)
 
 
+def encoder_layer(c) -> nn.TransformerEncoderLayer:
+    """One nn.TransformerEncoderLayer of c's options (a ClassifierConfig or an EncoderSpec):
+    no_bias rebuilds its attention and feed-forward linear layers with bias=False, no_norm_bias
+    drops its LayerNorms' bias (torch 2.1's bias=False does both at once)."""
+    d = c.d_model
+    layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=TORCH_ACTIVATIONS[c.activation],
+                                       layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
+    if c.no_bias:
+        layer.self_attn = nn.MultiheadAttention(d, c.heads, dropout=0.0, bias=False, batch_first=True)
+        layer.linear1 = nn.Linear(d, c.d_ff, bias=False)
+        layer.linear2 = nn.Linear(c.d_ff, d, bias=False)
+    if c.no_norm_bias:
+        for norm in (layer.norm1, layer.norm2):
+            norm.register_parameter("bias", None)
+    return layer
+
+
 class TransformerClassifier(nn.Module):
     """See the module's docstring; keyword arguments are ClassifierConfig's fields."""
 
@@ -153,10 +172,10 @@ class TransformerClassifier(nn.Module):
             self.register_buffer("sinusoids", sinusoid_table(c.seq_len, d), persistent=False)
         if c.embedding_norm:
             self.embedding_norm = nn.LayerNorm(d, eps=c.eps)
-        activation = TORCH_ACTIVATIONS[c.activation]
-        layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=activation,
-                                           layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
+        layer = encoder_layer(c)
         final = nn.LayerNorm(d, eps=c.eps) if c.final_norm else None
+        if final is not None and c.no_norm_bias:
+            final.register_parameter("bias", None)
         self.encoder = nn.TransformerEncoder(layer, c.layers, norm=final, enable_nested_tensor=False)
         if c.classes:
             self.head = nn.Linear(d, c.classes)
@@ -185,7 +204,9 @@ class TransformerClassifier(nn.Module):
         for layer in self.encoder.layers:
             def attend(x, layer=layer):
                 a = layer.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False)[0]
-                return a if no_keys is None else torch.where(no_keys, layer.self_attn.out_proj.bias, a)
+                if no_keys is None:
+                    return a
+                return torch.where(no_keys, layer.self_attn.out_proj(torch.zeros_like(a[:, :1])), a)
 
             def feed_forward(x, layer=layer):
                 return layer.linear2(layer.activation(layer.linear1(x)))

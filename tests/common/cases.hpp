@@ -77,8 +77,8 @@ constexpr input_kind all_input_kinds[] = {input_kind::normal, input_kind::large,
 inline std::vector<std::uint8_t> make_mask(input_kind kind, int length, int n) {
     if (kind != input_kind::masked) return {};
     std::vector<std::uint8_t> m(std::size_t(length), 1);
-    for (int j = 0; j < n; ++j) m[std::size_t(j)] = j < n / 3 || j % 4 == 2;
-    m[std::size_t(n - 1)] = 0;
+    for (std::size_t j = 0; j < m.size() && j < std::size_t(n); ++j) m[j] = j < std::size_t(n / 3) || j % 4 == 2;
+    if (n >= 1 && n <= length) m[std::size_t(n - 1)] = 0;
     return m;
 }
 inline sf::key_padding_mask as_key_mask(const std::vector<std::uint8_t>& m) {

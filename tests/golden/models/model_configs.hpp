@@ -22,6 +22,8 @@ using sensor_left_pad_encoder_config = staticformer::encoder_config<16, 4, 32, 1
 using sensor_left_pad_config = staticformer::model_config<sensor_left_pad_encoder_config, staticformer::feature_input<6>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<4>>;
 using tokens_masked_mean_encoder_config = staticformer::encoder_config<24, 3, 40, 12, 2, staticformer::pre_norm, staticformer::gelu, staticformer::causal>;
 using tokens_masked_mean_config = staticformer::model_config<tokens_masked_mean_encoder_config, staticformer::token_input<17>, staticformer::sinusoidal_positions, staticformer::mean_pooling, staticformer::classifier_head<5>>;
+using features_bias_free_encoder_config = staticformer::encoder_config<20, 4, 36, 10, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::no_norm_bias>;
+using features_bias_free_config = staticformer::model_config<features_bias_free_encoder_config, staticformer::feature_input<5>, staticformer::sinusoidal_positions, staticformer::mean_pooling, staticformer::classifier_head<3>>;
 }  // namespace golden_models
 
 #define STATICFORMER_GOLDEN_MODELS(X) \
@@ -32,4 +34,5 @@ using tokens_masked_mean_config = staticformer::model_config<tokens_masked_mean_
     X(features_seq) \
     X(patches_mean) \
     X(sensor_left_pad) \
-    X(tokens_masked_mean)
+    X(tokens_masked_mean) \
+    X(features_bias_free)
