@@ -83,13 +83,14 @@ void check_float_output(int c, sf::status s, const std::vector<float>& y) {
 }
 
 // A key padding mask of n entries drawn from the input's bytes (FNV-1a): none for a quarter of
-// the inputs, else any pattern, every key masked included (all_keys_masked).
+// the inputs, else any pattern, every key masked included (all_keys_masked). None either where
+// valid_len is out of range (bad_valid_len comes first; a fuzzed n must not size an allocation).
 template <class T>
-std::vector<std::uint8_t> mask_from(const T* x, std::size_t count, int n) {
+std::vector<std::uint8_t> mask_from(const T* x, std::size_t count, int n, int max_len) {
     std::uint64_t h = 1469598103934665603u;
     const auto* bytes = reinterpret_cast<const unsigned char*>(x);
     for (std::size_t i = 0; i < count * sizeof(T); ++i) h = (h ^ bytes[i]) * 1099511628211u;
-    if (h % 4 == 0 || n <= 0) return {};
+    if (h % 4 == 0 || n <= 0 || n > max_len) return {};
     std::vector<std::uint8_t> mask(static_cast<std::size_t>(n));
     for (int j = 0; j < n; ++j) mask[std::size_t(j)] = std::uint8_t(h >> (2 + j % 62) & 1);
     return mask;
@@ -121,7 +122,7 @@ void compare_backends(int c, const typename Case::weights& w, const typename Cas
     }
     y_other = y_ref;
     const std::vector<out_t> before = y_ref;
-    const std::vector<std::uint8_t> bits = mask_from(x, Case::input_values, n);
+    const std::vector<std::uint8_t> bits = mask_from(x, Case::input_values, n, Case::full_len);
     const sf::key_padding_mask mask = bits.empty() ? sf::key_padding_mask{} : sf::key_padding_mask{bits.data(), n};
     const sf::status s_ref = sf::forward<sf::reference>(w, ws_ref, x_copy.data(), y_ref.data(), n, mask);
     sf::status s_other;
