@@ -221,6 +221,27 @@ TEST(EncoderOptions, BiasFreeEqualsZeroBiases) {
     EXPECT_EQ(std::memcmp(&q_free, &q_biased, sizeof q_free), 0);
 }
 
+// Models take the mask over their input tokens: a CLS row's key is always kept, so a mask hiding
+// every token is fine there; lengths are checked against the input tokens.
+TEST(EncoderMask, ModelsCheckTheirMasks) {
+    using M = feature_model;  // a CLS token, the sequence as output
+    static sf::model<M, sf::f32> net{model_weights_for<M>()};
+    const auto x = make_model_input<M>(input_kind::normal);
+    const std::vector<std::uint8_t> all(M::input_tokens + 1, 1);
+    std::vector<float> y(M::output_values, 42.0f);
+    EXPECT_EQ(net.forward(x.data(), y.data(), M::input_tokens, {all.data(), M::input_tokens + 1}),
+              sf::status::bad_mask_length);
+    EXPECT_EQ(net.forward(x.data(), y.data(), 3, {all.data(), 2}), sf::status::bad_mask_length);
+    EXPECT_EQ(net.forward(x.data(), y.data(), 3, {static_cast<const std::uint8_t*>(nullptr), 3}),
+              sf::status::null_pointer);
+    for (float v : y) ASSERT_EQ(v, 42.0f);
+    // Every token masked: every row attends the CLS row alone; fine, and not the unmasked pass.
+    std::vector<float> unmasked(M::output_values);
+    ASSERT_EQ(net.forward(x.data(), y.data(), M::input_tokens, {all.data(), M::input_tokens}), sf::status::ok);
+    ASSERT_EQ(net.forward(x.data(), unmasked.data(), M::input_tokens), sf::status::ok);
+    EXPECT_FALSE(bit_equal(y.data(), unmasked.data(), y.size()));
+}
+
 // Calibration sees what forward() computes with the mask: the calibrator's f32 pass is the
 // masked pass, and the model calibrator takes and checks masks as forward() does.
 TEST(EncoderMask, CalibratorsTakeTheMask) {
