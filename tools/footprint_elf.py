@@ -65,12 +65,40 @@ NO_FALLTHROUGH = re.compile(r"^(b|b\.w|b\.n|bx|ret|jmp|jmpq|j|jr|br|udf|ud2|hlt|
 CONTROL = re.compile(r"^(b(?!f)[a-z.]*|j[a-z]*|call[a-z]*|tail|cbn?z|tbn?z)\s")
 
 
+def veneer_destinations(lines):
+    """Linker veneers among objdump's lines: the address of each unnamed one-instruction stub
+    (`b.w X`) that ld places after a function's literal pool, the last code before the next symbol
+    (e.g. the Cortex-A8 erratum fix of armv7 links, which reroutes a branch that straddles a 4 KiB
+    page) -> X. objdump lists such stubs under the function before them, which would make that
+    function reference X's."""
+    out, pending, after_pool = {}, {}, False
+    for ln in lines + ["00000000 <end>:"]:
+        if re.match(r"^[0-9a-f]+ <.+>:$", ln):
+            out.update(pending)  # stubs up to the next symbol
+            pending, after_pool = {}, False
+            continue
+        m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", ln)
+        if not m:
+            continue
+        ins = m.group(2).strip()
+        b = re.match(r"^b(?:\.w)?\s+([0-9a-f]+) <", ins)
+        if re.match(r"^\.word\b", ins):
+            after_pool, pending = True, {}
+        elif after_pool and b:
+            pending[int(m.group(1), 16)] = int(b.group(1), 16)
+        else:
+            after_pool, pending = False, {}  # code: what looked like stubs was the function's
+    return out
+
+
 def disassemble(target, elf):
     """Functions of the image from objdump: address -> {name, refs: set(function addresses), lines}.
     A reference is any branch or call target annotated <name> or <name+off> that lies in another
     function (libgcc's assembly branches into the middle of its neighbours), plus the next
-    function when the last instruction can fall through into it."""
+    function when the last instruction can fall through into it. A branch to a linker veneer
+    counts as a branch to the veneer's destination (veneer_destinations)."""
     out = run([tool(target, "objdump"), "-d", "--no-show-raw-insn", elf]).stdout
+    veneers = veneer_destinations(out.splitlines())
     funcs, cur, order = {}, None, []
     for ln in out.splitlines():
         m = re.match(r"^([0-9a-f]+) <(.+)>:$", ln)
@@ -90,9 +118,11 @@ def disassemble(target, elf):
         cur["last"] = int(m.group(1), 16)
         # Only control transfers (calls, branches, jumps) make edges; address annotations of
         # loads (literal pools, riscv's auipc/addi pairs, x86's rip-relative lea) do not.
+        if int(m.group(1), 16) in veneers:
+            continue  # not the function's code
         if CONTROL.match(ins):
             for a, n in re.findall(r"([0-9a-f]+) <([^>]+)>", ins):
-                cur["targets"].add(int(a, 16))
+                cur["targets"].add(veneers.get(int(a, 16), int(a, 16)))
     order.sort()
 
     def owner(addr):  # the function whose code holds addr, if any
