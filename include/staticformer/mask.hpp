@@ -39,8 +39,10 @@ template <int Length>
 inline status check_mask(key_padding_mask m, int valid, bool keeps_a_key = false) noexcept {
     if (m.masked == nullptr) return m.length == 0 ? status::ok : status::null_pointer;
     if (m.length < valid || m.length > Length) return status::bad_mask_length;
-    for (int j = 0; j < valid && !keeps_a_key; ++j) keeps_a_key = m.masked[j] == 0;
-    return keeps_a_key ? status::ok : status::all_keys_masked;
+    if (keeps_a_key) return status::ok;
+    for (int j = 0; j < valid; ++j)
+        if (m.masked[j] == 0) return status::ok;
+    return status::all_keys_masked;
 }
 
 }  // namespace detail
