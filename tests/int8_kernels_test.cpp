@@ -393,10 +393,10 @@ TEST(Int8SimdKernels, SoftmaxEveryTableInterval) {
 
 // ---- LayerNorm ------------------------------------------------------------------------------
 
-template <int N>
+template <int N, bool Rms = false>
 void check_layer_norm(std::uint64_t seed) {
     splitmix64 g{seed};
-    auto p = std::make_unique<sf::layer_norm_int8<N>>();
+    auto p = std::make_unique<sf::layer_norm_int8<N, Rms>>();
     for (int variant = 0; variant < 6; ++variant) {
         for (int c = 0; c < N; ++c) {
             p->gamma[c] = variant == 1 ? std::int16_t(32767) : variant == 2 ? std::int16_t(-32768) : std::int16_t(g.next() >> 48);
@@ -409,13 +409,15 @@ void check_layer_norm(std::uint64_t seed) {
                                 : std::int64_t(g.next() >> 40);
         p->shift = 1 + int(g.next() % 30);
         p->output_zero_point = int(g.next() % 256) - 128;
+        if constexpr (Rms) p->input_zero_point = variant == 1 ? -128 : variant == 2 ? 127 : int(g.next() % 256) - 128;
         for (fill f : fills)
             for (int rows = 1; rows <= 11; rows += 2) {  // the simd kernels take blocks of 8 rows
                 const std::vector<std::int8_t> x = values(f, std::size_t(rows) * N, g);
                 std::vector<std::int8_t> a(x.size(), 1), b(x.size(), 2), c(x);
                 ref::layer_norm(x.data(), rows, *p, a.data());
                 vec::layer_norm(x.data(), rows, *p, b.data());
-                ASSERT_EQ(a, b) << "N " << N << " rows " << rows << " fill " << int(f) << " variant " << variant;
+                ASSERT_EQ(a, b) << "N " << N << " rows " << rows << " fill " << int(f) << " variant " << variant
+                                << " rms " << Rms;
                 vec::layer_norm(c.data(), rows, *p, c.data());  // in place
                 ASSERT_EQ(a, c) << "in place: N " << N << " rows " << rows;
             }
@@ -460,6 +462,12 @@ TEST(Int8SimdKernels, LayerNorm) {
     check_layer_norm<100>(47);
     check_layer_norm<257>(48);
     check_layer_norm<384>(49);
+    // RMSNorm: about the input's zero point, whose radicand leaves 32 bits from N = 256 (eps 0).
+    check_layer_norm<9, true>(50);
+    check_layer_norm<64, true>(51);
+    check_layer_norm<100, true>(52);
+    check_layer_norm<256, true>(53);
+    check_layer_norm<257, true>(54);
 }
 
 // ---- activation table -----------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Block options checked against the encoder they reduce to: no_bias and no_norm_bias equal the
 // biased encoder with zero biases and betas, bit for bit (f32, f16 and int8, whose quantiser
-// then gives the same bytes too).
+// then gives the same bytes too); RMSNorm equals LayerNorm on rows of mean zero, and its formula.
 // Key padding masks (mask.hpp), checked against the unmasked encoder: a masked key gets no
 // attention, so the rows whose keys are kept give, bit for bit, the output of the sequence of
 // those rows alone (causal too: row i's keys are the kept ones of rows 0..i, the compacted
@@ -12,6 +12,7 @@
 
 #include <staticformer/staticformer.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -219,6 +220,74 @@ TEST(EncoderOptions, BiasFreeEqualsZeroBiases) {
     free.quantize(q_free), biased.quantize(q_biased);
     static_assert(sizeof q_free == sizeof q_biased, "int8 biases carry the zero points: kept");
     EXPECT_EQ(std::memcmp(&q_free, &q_biased, sizeof q_free), 0);
+}
+
+// RMSNorm is LayerNorm about zero. Rows whose mean is exactly zero (float: multiples of 1/8 that
+// sum to 0, every partial sum exact; int8: pairs zero point +- d) give the same bytes through
+// both, on the backend's kernels; any row gives x / sqrt(mean(x^2) + eps) * gamma, computed here
+// in double (float: within 4 ulp-sized steps; int8: within 1.5 steps of the output scale of the
+// float formula on the dequantised input).
+template <class Backend>
+void check_rms_norm() {
+    using K = sf::kernel_set<Backend>;
+    using K8 = sf::int8_kernel_set<Backend>;
+    constexpr int N = 28, rows = 5;
+    splitmix64 g{0x525};
+    std::vector<float> x(N * rows), gamma(N), zeros(N, 0.0f), a(x.size()), b(x.size());
+    for (int r = 0; r < rows; ++r) {
+        float sum = 0.0f;
+        for (int c = 0; c + 1 < N; ++c) sum += x[r * N + c] = float(int(g.next() % 81) - 40) / 8.0f;
+        x[r * N + N - 1] = -sum;
+    }
+    for (float& v : gamma) v = 1.0f + g.uniform(0.25f);
+    K::template layer_norm<N>(x.data(), rows, gamma.data(), zeros.data(), 1e-6f, a.data());
+    K::template layer_norm<N, true>(x.data(), rows, gamma.data(), zeros.data(), 1e-6f, b.data());
+    EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "float, zero-mean rows";
+    fill_uniform(x.data(), x.size(), g, 2.0f);
+    for (int r = 0; r < rows; ++r) x[r * N] += 3.0f;  // a mean far from 0
+    K::template layer_norm<N, true>(x.data(), rows, gamma.data(), zeros.data(), 1e-6f, b.data());
+    for (int r = 0; r < rows; ++r) {
+        double ms = 0.0;
+        for (int c = 0; c < N; ++c) ms += double(x[r * N + c]) * x[r * N + c] / N;
+        for (int c = 0; c < N; ++c) {
+            const double want = x[r * N + c] / std::sqrt(ms + 1e-6) * gamma[c];
+            EXPECT_NEAR(b[r * N + c], want, 4e-7 * (1.0 + std::fabs(want))) << r << "," << c;
+        }
+    }
+    // int8: scales 1/16 in, 1/32 out; gamma 1.25 (shift 8 + 4), eps 1e-6 in the input's units.
+    sf::layer_norm_int8<N> ln{};
+    sf::layer_norm_int8<N, true> rms{};
+    ln.shift = rms.shift = 12, ln.output_zero_point = rms.output_zero_point = 3;
+    ln.eps = rms.eps = 0;
+    for (int c = 0; c < N; ++c) ln.gamma[c] = rms.gamma[c] = std::int16_t(1.25 * 32 * 16);
+    rms.input_zero_point = -5;
+    std::vector<std::int8_t> q(N * rows), qa(q.size()), qb(q.size());
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < N; c += 2) {  // pairs zero point + d, zero point - d
+            const int d = int(g.next() % 121) - 60;
+            q[r * N + c] = std::int8_t(rms.input_zero_point + d), q[r * N + c + 1] = std::int8_t(rms.input_zero_point - d);
+        }
+    K8::layer_norm(q.data(), rows, ln, qa.data());
+    K8::layer_norm(q.data(), rows, rms, qb.data());
+    EXPECT_EQ(qa, qb) << "int8, rows whose mean is the zero point";
+    for (auto& v : q) v = std::int8_t(int(g.next() % 256) - 128);
+    K8::layer_norm(q.data(), rows, rms, qb.data());
+    for (int r = 0; r < rows; ++r) {
+        double ms = 0.0;
+        for (int c = 0; c < N; ++c) ms += std::pow((q[r * N + c] - rms.input_zero_point) / 16.0, 2) / N;
+        for (int c = 0; c < N; ++c) {
+            const double want = (q[r * N + c] - rms.input_zero_point) / 16.0 / std::sqrt(ms) * 1.25;
+            const double got = (qb[r * N + c] - rms.output_zero_point) / 32.0;
+            if (std::fabs(want * 32 + 3) < 127) {
+                EXPECT_NEAR(got, want, 1.5 / 32) << r << "," << c;
+            }
+        }
+    }
+}
+
+TEST(EncoderOptions, RmsNormIsLayerNormAboutZero) {
+    check_rms_norm<sf::reference>();
+    check_rms_norm<sf::default_backend>();
 }
 
 // Models take the mask over their input tokens: a CLS row's key is always kept, so a mask hiding

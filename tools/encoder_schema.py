@@ -78,6 +78,7 @@ ENCODER_OPTIONS = (
     Option("causal", "flag", False, doc="row i attends to rows 0..i (staticformer::causal)"),
     Option("no_bias", "flag", False, doc="linear layers without biases (staticformer::no_bias), torch's bias=False"),
     Option("no_norm_bias", "flag", False, doc="LayerNorms without beta (staticformer::no_norm_bias)"),
+    Option("rms_norm", "flag", False, doc="RMSNorm (no beta) for every LayerNorm, eps as eps (staticformer::rms_norm)"),
 )
 ENCODER_OPTION: Dict[str, Option] = {o.name: o for o in ENCODER_OPTIONS}
 
@@ -169,6 +170,7 @@ class EncoderSpec:
     causal: bool = default("causal")  # row i attends to rows 0..i (staticformer::causal)
     no_bias: bool = default("no_bias")            # linear layers without biases
     no_norm_bias: bool = default("no_norm_bias")  # LayerNorms without beta
+    rms_norm: bool = default("rms_norm")          # RMSNorm in place of LayerNorm (no beta)
 
 
 @dataclass(frozen=True)
@@ -188,8 +190,10 @@ class Member:
         return self.torch_key if layer is None else f"layers.{layer}.{self.torch_key}"
 
     def present(self, spec: "EncoderSpec") -> bool:
-        """Whether spec's weights hold this array: no_bias leaves out biases, no_norm_bias betas."""
-        return not ((self.role == "bias" and spec.no_bias) or (self.role == "beta" and spec.no_norm_bias))
+        """Whether spec's weights hold this array: no_bias leaves out biases, no_norm_bias and
+        rms_norm betas."""
+        return not ((self.role == "bias" and spec.no_bias) or
+                    (self.role == "beta" and (spec.no_norm_bias or spec.rms_norm)))
 
 
 # The members of one encoder layer, in struct order.
@@ -245,6 +249,8 @@ def option_tags(spec: EncoderSpec) -> List[str]:
         tags.append("staticformer::no_bias")
     if spec.no_norm_bias:
         tags.append("staticformer::no_norm_bias")
+    if spec.rms_norm:
+        tags.append("staticformer::rms_norm")
     return tags
 
 

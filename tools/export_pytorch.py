@@ -50,7 +50,8 @@ FILE writes it as JSON, --quiet silences it and the progress lines.
 
 Layers without biases (MultiheadAttention(bias=False), Linear(bias=False), LayerNorms without
 bias: torch's bias=False) export as no_bias / no_norm_bias; from a state_dict, say so with
---no-bias / --no-norm-bias. Anything staticformer does not compute (some biases but not others,
+--no-bias / --no-norm-bias. RMSNorm modules (torch's nn.RMSNorm, staticformer_torch.RMSNorm) in
+place of the LayerNorms export as rms_norm (--rms-norm from a state_dict). Anything staticformer does not compute (some biases but not others,
 separate key/value dimensions, add_bias_kv, LayerNorms with different epsilons, an unknown
 activation, ...) is refused with a message and exit status 2. Needs torch (1.13 or later) and numpy.
 
@@ -178,14 +179,25 @@ def activation_name(act) -> str:
                       "gelu with approximate='tanh' and silu")
 
 
-def _layer_norm_eps(norm, d_model: int, where: str) -> float:
-    if not isinstance(norm, nn.LayerNorm):
-        raise ExportError(f"{where} is {type(norm).__name__}, not a LayerNorm")
+def is_rms_norm(norm) -> bool:
+    """torch's nn.RMSNorm (torch 2.4) or staticformer_torch.RMSNorm: a module named RMSNorm."""
+    return type(norm).__name__ == "RMSNorm"
+
+
+def _layer_norm_eps(norm, d_model: int, where: str) -> Tuple[float, bool]:
+    """(eps, whether norm is an RMSNorm) of a LayerNorm or RMSNorm over d_model features."""
+    rms = is_rms_norm(norm)
+    if not rms and not isinstance(norm, nn.LayerNorm):
+        raise ExportError(f"{where} is {type(norm).__name__}, not a LayerNorm or RMSNorm")
     if getattr(norm, "weight", None) is None:
         raise ExportError(f"{where} has no weight (elementwise_affine off): not supported")
-    if tuple(norm.normalized_shape) != (d_model,):
-        raise ExportError(f"{where} normalises shape {tuple(norm.normalized_shape)}, expected ({d_model},)")
-    return float(norm.eps)
+    shape = tuple(getattr(norm, "normalized_shape", norm.weight.shape))
+    if shape != (d_model,):
+        raise ExportError(f"{where} normalises shape {shape}, expected ({d_model},)")
+    if rms and getattr(norm, "bias", None) is not None:
+        raise ExportError(f"{where} is an RMSNorm with a bias: not supported")
+    eps = getattr(norm, "eps", None)
+    return (float(torch.finfo(torch.float32).eps) if eps is None else float(eps)), rms  # nn.RMSNorm's eps None
 
 
 def _layer_options(layer, i: int) -> tuple:
@@ -211,16 +223,18 @@ def _layer_options(layer, i: int) -> tuple:
     if norm_biases[0] != norm_biases[1]:
         raise ExportError(f"{where}: one LayerNorm has a bias and the other not; no_norm_bias drops both")
     d_model = attn.embed_dim
-    eps1 = _layer_norm_eps(layer.norm1, d_model, f"{where}.norm1")
-    eps2 = _layer_norm_eps(layer.norm2, d_model, f"{where}.norm2")
+    eps1, rms1 = _layer_norm_eps(layer.norm1, d_model, f"{where}.norm1")
+    eps2, rms2 = _layer_norm_eps(layer.norm2, d_model, f"{where}.norm2")
     if eps1 != eps2:
         raise ExportError(f"{where}: norm1.eps {eps1!r} != norm2.eps {eps2!r}; staticformer uses one epsilon")
+    if rms1 != rms2:
+        raise ExportError(f"{where}: norm1 and norm2 differ (LayerNorm and RMSNorm); rms_norm replaces both")
     activation = activation_name(layer.activation)
     if activation == "gelu_tanh" and isinstance(layer.activation, nn.GELU) and i == 0:
         print("export_pytorch: note: torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate="
               "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
-            activation, eps1, attn.in_proj_bias is None, norm_biases[0])
+            activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1)
 
 
 def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
@@ -231,25 +245,27 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
     options = [_layer_options(layer, i) for i, layer in enumerate(encoder.layers)]
     if not options:
         raise ExportError("the encoder has no layers")
-    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias")
+    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias", "rms_norm")
     for i, other in enumerate(options[1:], start=1):
         for field, a, b in zip(fields, options[0], other):
             if a != b:
                 raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
-    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias = options[0]
+    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm = options[0]
     if not encoder.layers[0].self_attn.batch_first:
         print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
               "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
     final_norm = encoder.norm is not None
     if final_norm:
-        final_eps = _layer_norm_eps(encoder.norm, d_model, "norm (the final norm)")
+        final_eps, final_rms = _layer_norm_eps(encoder.norm, d_model, "norm (the final norm)")
         if final_eps != eps:
             raise ExportError(f"final norm eps {final_eps!r} != layer norm eps {eps!r}; "
                               "staticformer uses one epsilon")
-        if (getattr(encoder.norm, "bias", None) is None) != no_norm_bias:
+        if final_rms != rms_norm:
+            raise ExportError("the final norm and the layers' norms differ (LayerNorm and RMSNorm)")
+        if not rms_norm and (getattr(encoder.norm, "bias", None) is None) != no_norm_bias:
             raise ExportError("the final norm and the layers' LayerNorms differ in having a bias")
     spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
-                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias)
+                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm)
     check_spec(spec)
     return spec
 
@@ -456,7 +472,7 @@ def encoder_initializer(spec: EncoderSpec, weights: EncoderWeights, precision: s
             if m.path(i) in arrays:
                 out += _member_lines(m.name, key_prefix + m.key(i), arrays[m.path(i)], i2)
             else:
-                out += [f"{i2}{{}},  // {m.name}: none ({'no_bias' if m.role == 'bias' else 'no_norm_bias'})"]
+                out += [f"{i2}{{}},  // {m.name}: none ({'no_bias' if m.role == 'bias' else 'no beta'})"]
         out.append(f"{i1}}},")
     out.append(f"{indent}}},")
     if weights.final_norm is None:
@@ -467,7 +483,7 @@ def encoder_initializer(spec: EncoderSpec, weights: EncoderWeights, precision: s
             if m.path(None) in arrays:
                 out += _member_lines(m.name, key_prefix + m.key(None), arrays[m.path(None)], i1)
             else:
-                out += [f"{i1}{{}},  // {m.name}: none (no_norm_bias)"]
+                out += [f"{i1}{{}},  // {m.name}: none (no beta)"]
         out.append(f"{indent}}},")
     return out
 
@@ -533,7 +549,7 @@ def payload_bytes(weights: EncoderWeights, precision: str = "f32") -> bytes:
 def options_code(spec: EncoderSpec) -> int:
     return ((1 if spec.norm_first else 0) | (2 if spec.final_norm else 0) | (4 if spec.causal else 0) |
             (ACTIVATIONS.index(spec.activation) << 4) | (0x100 if spec.no_bias else 0) |
-            (0x200 if spec.no_norm_bias else 0))
+            (0x200 if spec.no_norm_bias or spec.rms_norm else 0) | (0x400 if spec.rms_norm else 0))
 
 
 def blob_bytes(spec: EncoderSpec, weights: EncoderWeights, precision: str = "f32") -> bytes:
@@ -643,7 +659,7 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
 # ---- command line ---------------------------------------------------------------------------
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
-                    "final_norm", "eps", "no_bias", "no_norm_bias", "prefix")
+                    "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "prefix")
 
 
 def parse_args(argv):
@@ -688,6 +704,8 @@ def parse_args(argv):
     g.add_argument("--no-bias", action="store_true", default=None,
                    help="linear layers without biases (torch bias=False)")
     g.add_argument("--no-norm-bias", action="store_true", default=None, help="LayerNorms without bias (beta)")
+    g.add_argument("--rms-norm", action="store_true", default=None,
+                   help="RMSNorm (weight only) in place of every LayerNorm, --eps its eps")
     g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")
     args = p.parse_args(argv)
     if not args.header and not args.blob:

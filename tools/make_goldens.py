@@ -51,7 +51,8 @@ TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
 import model_export  # noqa: E402
-from staticformer_torch import TORCH_ACTIVATIONS, TransformerClassifier, encoder_layer  # noqa: E402
+from staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier, encoder_layer,  # noqa: E402
+                                norm_of)
 from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
 
 
@@ -82,6 +83,12 @@ GOLDENS = [Golden(*row) for row in (
      6, 12, "module", False),
     ("bias_free_pre_silu",   EncoderSpec(16, 2,  32,  8, 2, True,  "silu",      True,  1e-5, no_bias=True,
                                          no_norm_bias=True), 8, 13, "state_dict", False),
+    # RMSNorm for every LayerNorm: pre-norm with SiLU, no biases and a final norm (from a module),
+    # post-norm with a key padding mask (from a state_dict)
+    ("rms_pre_silu",         EncoderSpec(24, 4,  40,  9, 2, True,  "silu",      True,  1e-6, no_bias=True,
+                                         rms_norm=True), 7, 14, "module", False),
+    ("rms_post_relu",        EncoderSpec(20, 4,  36,  8, 2, False, "relu",      False, 1e-5, rms_norm=True),
+     8, 15, "state_dict", False, (0, 2)),
     # key padding masks anywhere: left padding and a masked key between kept ones
     ("left_pad_post_relu",   EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  9, "module",     False,
      (0, 1, 2, 5)),
@@ -99,11 +106,9 @@ CALIBRATION_ROWS = 256  # at least 16 samples, and at least this many rows in al
 def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     """A seeded encoder whose layers differ and whose LayerNorms and biases are not 1/0."""
     layer = encoder_layer(s)
-    final = nn.LayerNorm(s.d_model, eps=s.eps) if s.final_norm else None
-    if final is not None and s.no_norm_bias:
-        final.register_parameter("bias", None)
+    final = norm_of(s) if s.final_norm else None
     encoder = nn.TransformerEncoder(layer, s.layers, norm=final).eval()
-    gammas = {id(m.weight) for m in encoder.modules() if isinstance(m, nn.LayerNorm)}
+    gammas = {id(m.weight) for m in encoder.modules() if isinstance(m, (nn.LayerNorm, RMSNorm))}
     with torch.no_grad():
         for name, p in encoder.named_parameters():
             if id(p) in gammas:
@@ -261,6 +266,12 @@ MODEL_GOLDENS = [
                                                          activation="silu", final_norm=True, no_bias=True,
                                                          no_norm_bias=True),
                 9, 19, "module", (1, 5)),
+    # RMSNorm, no biases, SiLU, learned positions and CLS, padding at the start
+    ModelGolden("tokens_rms_cls", "classifier", dict(d_model=24, heads=4, d_ff=48, layers=2, seq_len=12,
+                                                     input="tokens", vocab=19, positions="learned", cls_token=True,
+                                                     pooling="cls", classes=4, norm_first=True, activation="silu",
+                                                     final_norm=True, no_bias=True, rms_norm=True),
+                11, 20, "module", (0, 1)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
@@ -425,7 +436,7 @@ def main() -> int:
             s = g.spec
             encoder = build_encoder(s)
             x = torch.randn(1, s.seq_len, s.d_model)
-            y = run_torch(encoder, x, g.valid_len, g.masked, s.no_bias or s.no_norm_bias)
+            y = run_torch(encoder, x, g.valid_len, g.masked, s.no_bias or s.no_norm_bias or s.rms_norm)
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))

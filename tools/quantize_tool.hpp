@@ -65,9 +65,10 @@ struct writer {
         list(l.multiplier, l.multiplier_count);
         text("}");
     }
-    template <int N>
-    void operator()(const layer_norm_int8<N>& n) {
+    template <int N, bool Rms>
+    void operator()(const layer_norm_int8<N, Rms>& n) {
         std::fprintf(f, "{%lldLL, %d, %d,\n", (long long)n.eps, int(n.shift), int(n.output_zero_point));
+        if constexpr (Rms) std::fprintf(f, "%d, %d,\n", int(n.input_zero_point), int(n.reserved));
         list(n.beta, N);
         text(",\n");
         list(n.gamma, n.gamma_count);

@@ -17,7 +17,8 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
     rows = rows + positions[row]   "sinusoidal" (the table below), "learned" (a parameter) or "none"
     rows = LayerNorm(rows)         embedding_norm=True
     rows = nn.TransformerEncoder(rows)   causal=True adds generate_square_subsequent_mask;
-                                   key_padding_mask hides tokens' keys (src_key_padding_mask)
+                                   key_padding_mask hides tokens' keys (src_key_padding_mask);
+                                   rms_norm=True: RMSNorm (below) for the encoder's LayerNorms
     out  = rows | rows[0] | mean(kept rows)    pooling "none", "cls" or "mean" (kept: valid, not
                                    masked; a causal row with no key to attend gets a zero context
                                    in staticformer, NaN in torch: it is a masked row)
@@ -81,6 +82,7 @@ class ClassifierConfig:
     causal: bool = default("causal")
     no_bias: bool = default("no_bias")            # linear layers of the encoder without biases
     no_norm_bias: bool = default("no_norm_bias")  # the encoder's LayerNorms without beta
+    rms_norm: bool = default("rms_norm")          # RMSNorm in place of the encoder's LayerNorms
 
     def __post_init__(self):
         if isinstance(self.image, list):
@@ -133,10 +135,36 @@ def sinusoid_table(rows: int, d_model: int) -> torch.Tensor:
     return table.to(torch.float32)
 
 
+class RMSNorm(nn.Module):
+    """torch's nn.RMSNorm (torch 2.4) in plain ops: x / sqrt(mean(x^2) + eps) * weight."""
+
+    def __init__(self, d: int, eps: float):
+        super().__init__()
+        self.normalized_shape = (d,)
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+        self.register_parameter("bias", None)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight
+
+
+def norm_of(c) -> nn.Module:
+    """An encoder norm of c's options: RMSNorm (rms_norm), or a LayerNorm, without bias for no_norm_bias."""
+    if c.rms_norm:
+        return RMSNorm(c.d_model, c.eps)
+    norm = nn.LayerNorm(c.d_model, eps=c.eps)
+    if c.no_norm_bias:
+        norm.register_parameter("bias", None)
+    return norm
+
+
 def encoder_layer(c) -> nn.TransformerEncoderLayer:
     """One nn.TransformerEncoderLayer of c's options (a ClassifierConfig or an EncoderSpec):
     no_bias rebuilds its attention and feed-forward linear layers with bias=False, no_norm_bias
-    drops its LayerNorms' bias (torch 2.1's bias=False does both at once)."""
+    drops its LayerNorms' bias (torch 2.1's bias=False does both at once), rms_norm makes them
+    RMSNorms. (Run it by its parts, as TransformerClassifier.encode does: torch's fast path
+    takes LayerNorms only.)"""
     d = c.d_model
     layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=TORCH_ACTIVATIONS[c.activation],
                                        layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
@@ -144,9 +172,8 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
         layer.self_attn = nn.MultiheadAttention(d, c.heads, dropout=0.0, bias=False, batch_first=True)
         layer.linear1 = nn.Linear(d, c.d_ff, bias=False)
         layer.linear2 = nn.Linear(c.d_ff, d, bias=False)
-    if c.no_norm_bias:
-        for norm in (layer.norm1, layer.norm2):
-            norm.register_parameter("bias", None)
+    if c.no_norm_bias or c.rms_norm:
+        layer.norm1, layer.norm2 = norm_of(c), norm_of(c)
     return layer
 
 
@@ -173,9 +200,7 @@ class TransformerClassifier(nn.Module):
         if c.embedding_norm:
             self.embedding_norm = nn.LayerNorm(d, eps=c.eps)
         layer = encoder_layer(c)
-        final = nn.LayerNorm(d, eps=c.eps) if c.final_norm else None
-        if final is not None and c.no_norm_bias:
-            final.register_parameter("bias", None)
+        final = norm_of(c) if c.final_norm else None
         self.encoder = nn.TransformerEncoder(layer, c.layers, norm=final, enable_nested_tensor=False)
         if c.classes:
             self.head = nn.Linear(d, c.classes)

@@ -104,15 +104,20 @@ struct float_steps {
     using workspace = staticformer::workspace<Cfg, Tile>;
 
     static float* normed(workspace& ws) noexcept { return ws.narrow; }
+    // LayerNorm, or RMSNorm (a kernel set's layer_norm<N, true>; one without it runs LayerNorm configurations).
+    static void norm(const float* x, int rows, const Element* gamma, const Element* beta, float* y) noexcept {
+        if constexpr (Cfg::is_rms_norm) K::template layer_norm<D, true>(x, rows, gamma, beta, Cfg::eps, y);
+        else K::template layer_norm<D>(x, rows, gamma, beta, Cfg::eps, y);
+    }
     static void layer_norm(const layer& w, before_attention, const float* x, int rows, float* y) noexcept {
-        K::template layer_norm<D>(x, rows, w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, y);
+        norm(x, rows, w.norm1_gamma, values_of(w.norm1_beta), y);
     }
     static void layer_norm(const layer& w, before_feed_forward, const float* x, int rows, float* y) noexcept {
-        K::template layer_norm<D>(x, rows, w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, y);
+        norm(x, rows, w.norm2_gamma, values_of(w.norm2_beta), y);
     }
     template <class Weights>
     static void final_norm(const Weights& w, float* y, int rows) noexcept {
-        K::template layer_norm<D>(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), Cfg::eps, y);
+        norm(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), y);
     }
 
     // Keys through the wide buffer into the transposed keys; values straight into theirs.

@@ -28,10 +28,10 @@ struct quantization {
 template <class Cfg>
 struct layer_weights_int8 {
     static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
-    layer_norm_int8<D> norm1;
+    layer_norm_int8<D, Cfg::is_rms_norm> norm1;
     linear_int8<D, D> query, key, value;
     linear_int8<D, D> out;
-    layer_norm_int8<D> norm2;
+    layer_norm_int8<D, Cfg::is_rms_norm> norm2;
     linear_int8<D, F> ff1;
     std::int8_t activation[256];  // activation(x) for x = -128..127, at index x + 128
     linear_int8<F, D> ff2;
@@ -53,12 +53,12 @@ constexpr bool matrices_on_units() noexcept {
 }
 }  // namespace detail
 
-template <int D, bool Present>
+template <int D, bool Present, bool Rms = false>
 struct final_norm_int8 {
-    layer_norm_int8<D> norm;
+    layer_norm_int8<D, Rms> norm;
 };
-template <int D>
-struct final_norm_int8<D, false> {};
+template <int D, bool Rms>
+struct final_norm_int8<D, false, Rms> {};
 
 template <class Cfg, class P>
 struct encoder_weights;
@@ -75,7 +75,7 @@ struct encoder_weights<Cfg, int8> {
     using config = Cfg;
     using precision = int8;
     layer_weights_int8<Cfg> layer[Cfg::layers];
-    final_norm_int8<Cfg::d_model, Cfg::has_final_norm> final_norm;
+    final_norm_int8<Cfg::d_model, Cfg::has_final_norm, Cfg::is_rms_norm> final_norm;
     quantization input;   // how the caller quantises the encoder's input rows
     quantization output;  // how to read the encoder's output rows
 };
@@ -102,11 +102,12 @@ constexpr bool is_valid(const linear_int8<In, Out>& l) noexcept {
     }
     return ok;
 }
-template <int N>
-constexpr bool is_valid(const layer_norm_int8<N>& n) noexcept {
+template <int N, bool Rms>
+constexpr bool is_valid(const layer_norm_int8<N, Rms>& n) noexcept {
     bool ok = n.eps >= 0 && n.eps <= (std::int64_t(1) << 62) && math::is_valid(1, n.shift) &&
               is_zero_point(n.output_zero_point);
     for (int c = 0; c < N; ++c) ok = ok && n.beta[c] <= n.beta_limit && n.beta[c] >= -n.beta_limit;
+    if constexpr (Rms) ok = ok && is_zero_point(n.input_zero_point) && n.reserved == 0;
     return ok;
 }
 constexpr bool is_valid(const add_int8& a) noexcept {

@@ -31,10 +31,12 @@ using causal_pre = sf::encoder_config<24, 3, 40, 11, 2, sf::pre_norm, sf::gelu, 
 using silu_post = sf::encoder_config<20, 4, 44, 10, 2, sf::silu, sf::final_norm, sf::no_norm_bias, sf::tile_rows<3>>;
 using bias_free_pre = sf::encoder_config<24, 4, 40, 9, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::no_bias,
                                          sf::no_norm_bias>;
+using rms_pre = sf::encoder_config<28, 4, 48, 11, 2, sf::pre_norm, sf::silu, sf::final_norm, sf::rms_norm, sf::no_bias,
+                                   sf::layer_norm_eps<1, -6>, sf::tile_rows<5>>;
 
 #define STATICFORMER_TEST_CASES(X)                                                                                   \
     X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \
-        X(silu_post) X(bias_free_pre)
+        X(silu_post) X(bias_free_pre) X(rms_pre)
 
 // Weights for Cfg from a seed: matrices at their fan-in scale, biases small, LayerNorm gammas
 // around 1 and betas around 0.

@@ -84,10 +84,10 @@ struct decorated_float : K {
             [&]() STATICFORMER_INLINE_LAMBDA { K::template linear<In, Out, WStride>(x, rows, w, b, y); },
             rows_of(x, rows, In), rows_of(y, rows, Out), w);
     }
-    template <int N, class W>
+    template <int N, bool Rms = false, class W>
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         hooked<op_kind::layer_norm, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template layer_norm<N>(x, rows, g, b, eps, y); },
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template layer_norm<N, Rms>(x, rows, g, b, eps, y); },
             rows_of(x, rows, N), rows_of(y, rows, N), g);
     }
     template <int D, int S>
@@ -155,8 +155,8 @@ struct decorated_int8 : K {
         hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear(x, rows, p, y); },
                                       rows_of(x, rows, In), rows_of(y, rows, Out), &p);
     }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    template <int N, bool Rms>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
         hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
                                           rows_of(x, rows, N), rows_of(y, rows, N), &p);
     }

@@ -52,9 +52,10 @@ struct float_kernels {
         ref::linear<In, Out, WStride>(x, rows, w, b, y);
     }
     // Each of `rows` rows of N values normalised, y = gamma (x - mean) / sqrt(var + eps) + beta; y may equal x.
-    template <int N, class W>
+    // Rms: RMSNorm, mean 0.
+    template <int N, bool Rms = false, class W>
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
-        ref::layer_norm<N>(x, rows, g, b, eps, y);
+        ref::layer_norm<N, Rms>(x, rows, g, b, eps, y);
     }
     // Keys of rows [j0, j0 + rows) into the transposed keys buffer (kt[c * S + j]).
     template <int D, int S>
@@ -99,8 +100,8 @@ struct int8_kernels {
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         ref::linear(x, rows, p, y);
     }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    template <int N, bool Rms>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
         ref::layer_norm(x, rows, p, y);
     }
     template <int D, int HeadDim, int S>

@@ -53,17 +53,21 @@ struct linear_int8 {
     std::int16_t multiplier[multiplier_count];  // output o's multiplier (< 2^15)
 };
 
-// LayerNorm of int8 rows of N values x, integer-only. With s = sum x, q = sum x^2:
-//   den  = isqrt(N q - s^2 + eps)                     (eps in the units of N q - s^2)
-//   z[c] = round(2^8 (N x[c] - s) / den)               via a reciprocal: (N x[c] - s) * floor(2^40 / den)
+// LayerNorm of int8 rows of N values x, integer-only. With s = sum x, q = sum x^2 and the row's
+// centre C = s (LayerNorm: N times the mean) or C = N input_zero_point (RMSNorm, Rms: N times
+// the real zero):
+//   den  = isqrt(N q - 2 C s + C^2 + eps)     (N^2 var / scale^2 about C; eps in those units)
+//   z[c] = round(2^8 (N x[c] - C) / den)       via a reciprocal: (N x[c] - C) * floor(2^40 / den)
 //   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)
-// The input's scale and zero point cancel in z; only eps depends on the input scale.
-template <int N>
+// For LayerNorm the radicand is N q - s^2; the input's scale (and for LayerNorm its zero point)
+// cancels in z, only eps depends on it.
+template <int N, bool Rms = false>
 struct layer_norm_int8 {
     static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
-    // |z| <= 2^9 sqrt(N - 1) < 2^15 (a centred value is at most sqrt((N - 1) var) and den at least
-    // floor(sqrt(var)) > sqrt(var) / 2), so |z gamma| < 2^30 and |beta| <= 2^30 keeps
-    // z gamma + beta within int32.
+    // |z| <= 2^9 sqrt(N) <= 2^15 (a centred value is at most sqrt(N) times the root mean square
+    // about C, and den at least half of it), so |z gamma| < 2^30 (gamma < 2^15) and
+    // |beta| <= 2^30 keeps z gamma + beta within int32.
+    static constexpr bool rms = false;
     static constexpr std::int32_t beta_limit = std::int32_t(1) << 30;
     static constexpr int gamma_count = detail::padded_int16_count(16LL + 4LL * N, N);
     std::int64_t eps;
@@ -71,6 +75,23 @@ struct layer_norm_int8 {
     std::int32_t output_zero_point;
     std::int32_t beta[N];
     std::int16_t gamma[gamma_count];  // entries past N are 0: they end the struct on a 64-byte unit
+};
+
+// RMSNorm: the same with the input's zero point, the centre (a plain aggregate, as the
+// LayerNorm's: an empty base would change how both are brace-initialised).
+template <int N>
+struct layer_norm_int8<N, true> {
+    static_assert(N <= 4096, "int8 RMSNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
+    static constexpr bool rms = true;
+    static constexpr std::int32_t beta_limit = layer_norm_int8<N>::beta_limit;
+    static constexpr int gamma_count = detail::padded_int16_count(24LL + 4LL * N, N);
+    std::int64_t eps;
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+    std::int32_t input_zero_point;
+    std::int32_t reserved;  // 0: beta on 8 bytes
+    std::int32_t beta[N];   // 0 for torch's RMSNorm, which has no bias
+    std::int16_t gamma[gamma_count];
 };
 
 // x + a for two int8 tensors of different scales, into the output's scale:

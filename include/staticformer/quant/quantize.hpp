@@ -148,9 +148,9 @@ void quantize_linear(const float* w, int w_stride, const float* b, const tensor_
     q.output_zero_point = out.zero_point;
 }
 
-template <int N>
+template <int N, bool Rms>
 void quantize_layer_norm(const float* gamma, const float* beta, float eps, const tensor_report& in,
-                         const tensor_report& out, layer_norm_int8<N>& q) {
+                         const tensor_report& out, layer_norm_int8<N, Rms>& q) {
     double largest = 0.0;
     for (int c = 0; c < N; ++c) largest = std::max(largest, std::fabs(double(gamma[c])) / out.scale);
     int g = encode(largest, 15).shift;  // gamma * 2^g / s_out < 2^15
@@ -165,6 +165,7 @@ void quantize_layer_norm(const float* gamma, const float* beta, float eps, const
     const double e = round_half_up(double(eps) * double(N) * double(N) / (in.scale * in.scale));
     q.eps = clamp_to<std::int64_t>(e, 0.0, std::ldexp(1.0, 62));
     q.output_zero_point = out.zero_point;
+    if constexpr (Rms) q.input_zero_point = in.zero_point, q.reserved = 0;
 }
 
 inline add_int8 quantize_add(const tensor_report& x, const tensor_report& a, const tensor_report& out) {

@@ -20,8 +20,8 @@ struct simd_int8_kernels : int8_kernels {
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         simd_int8::linear(x, rows, p, y);
     }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    template <int N, bool Rms>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
         simd_int8::layer_norm(x, rows, p, y);
     }
     template <int D, int HeadDim, int S>

@@ -20,9 +20,9 @@ struct kernel_set<simd> : kernels::float_kernels {
     static void linear(const float* x, int rows, const W* w, const W* b, float* y) noexcept {
         kernels::simd::linear<In, Out, WStride>(x, rows, w, b, y);
     }
-    template <int N, class W>
+    template <int N, bool Rms = false, class W>
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
-        kernels::simd::layer_norm<N>(x, rows, g, b, eps, y);
+        kernels::simd::layer_norm<N, Rms>(x, rows, g, b, eps, y);
     }
     template <int D, int S>
     static void store_keys(const float* k, int rows, int j0, float* kt) noexcept {

@@ -11,8 +11,9 @@ namespace simd {
 
 // gamma and beta: float, or binary16 bits (f16 weights) widened exactly. A row's statistics are
 // a chain of dependent steps (sum, mean, squares, variance, square root, reciprocal), so the
-// statistics of a block of rows are taken first, together, and their outputs after.
-template <int N, class W>
+// statistics of a block of rows are taken first, together, and their outputs after. Rms: RMSNorm,
+// the mean 0 (reference/layer_norm.hpp).
+template <int N, bool Rms = false, class W>
 inline void layer_norm(const float* x, int rows, const W* gamma, const W* beta, float eps, float* y) noexcept {
     constexpr int block = 8, vectored = N / width * width;
     for (int r0 = 0; r0 < rows; r0 += block) {
@@ -20,7 +21,7 @@ inline void layer_norm(const float* x, int rows, const W* gamma, const W* beta, 
         const float* xb = x + r0 * N;
         float* yb = y + r0 * N;
         reference::norm_stats stats[block];
-        for (int r = 0; r < b; ++r) stats[r].mean = reference::mean_of<N>(simd::sum(xb + r * N, N));
+        for (int r = 0; r < b; ++r) stats[r].mean = Rms ? 0.0f : reference::mean_of<N>(simd::sum(xb + r * N, N));
         for (int r = 0; r < b; ++r)
             stats[r].rstd = reference::rstd_of<N>(sum_squares(xb + r * N, stats[r].mean, N), eps);
         for (int r = 0; r < b; ++r) {

@@ -53,12 +53,12 @@ inline void layer_norm_blocks(const std::int8_t* x, int rows, std::int8_t* y, St
 }
 
 // The reference's layer_norm_stats from the row's sums.
-template <int N>
+template <int N, bool Rms>
 inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq,
-                                                   const layer_norm_int8<N>& p) noexcept {
-    const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;
-    const std::uint32_t den = layer_norm_den(std::uint64_t(variance + p.eps));
-    return {sum, den == 0 ? 0 : layer_norm_reciprocal(den)};
+                                                   const layer_norm_int8<N, Rms>& p) noexcept {
+    const reference::norm_radicand r = reference::centre_and_radicand(sum, sum_sq, p);
+    const std::uint32_t den = layer_norm_den(r.radicand);
+    return {r.centre, den == 0 ? 0 : layer_norm_reciprocal(den)};
 }
 
 // (c * r + 2^31) >> 32 per lane for r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow, the
@@ -77,8 +77,8 @@ inline typename V::vec mul_round_high(typename V::vec c, typename V::vec lo, typ
 }
 
 // The sum and the sum of squares of a row, two int8 values per 32-bit lane and step.
-template <class V, int N>
-inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
+template <class V, int N, bool Rms>
+inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N, Rms>& p) noexcept {
     using P = typename V::pairs;
     const typename V::vec ones = V::set1(0x00010001);
     typename V::vec sumv = V::set1(0), sum_sqv = V::set1(0);
@@ -95,8 +95,8 @@ inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const l
     return layer_norm_stats(sum, sum_sq, p);
 }
 
-template <int N, class V = lanes>
-inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+template <int N, bool Rms, class V = lanes>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
     static_assert(N < (1 << 22), "centred values N x - sum must fit 32 bits");
     using vec = typename V::vec;
     const typename V::shift_params k(p.shift);

@@ -45,8 +45,8 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
     }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { cortex_m_dsp::add(x, a, n, p); }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { cortex_m_dsp::activate(x, n, table); }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    template <int N, bool Rms>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
         cortex_m_dsp::layer_norm(x, rows, p, y);
     }
     // Attention in this set's key and value layouts when the head dimension is a multiple of 4

@@ -20,8 +20,8 @@ namespace cortex_m_dsp {
 
 // The row's sum and sum of squares four values at a time: SXTB16 into two int16 pairs, SMLAD
 // of each pair with itself and with (1, 1).
-template <int N>
-inline reference::norm_stats_int8 row_stats(const std::int8_t* x, const layer_norm_int8<N>& p) noexcept {
+template <int N, bool Rms>
+inline reference::norm_stats_int8 row_stats(const std::int8_t* x, const layer_norm_int8<N, Rms>& p) noexcept {
     constexpr std::int32_t ones = 0x00010001;
     std::int32_t sum = 0, sum_sq = 0;
     int c = 0;
@@ -38,8 +38,8 @@ inline reference::norm_stats_int8 row_stats(const std::int8_t* x, const layer_no
 // whose low word rounds as SMMULR does), z gamma + beta by SMLABB / SMLABT from one word of two
 // gammas (|z| < 2^15, weights_int8.hpp), the rescale and the zero point by math::unit_rescaler
 // and SSAT's own ASR #1.
-template <int N>
-inline void layer_norm_pairs(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+template <int N, bool Rms>
+inline void layer_norm_pairs(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
     const math::unit_rescaler out(p.shift, p.output_zero_point);
     const std::int32_t* const beta = p.beta;
     const std::int16_t* const gamma = p.gamma;
@@ -61,8 +61,8 @@ inline void layer_norm_pairs(const std::int8_t* x, int rows, const layer_norm_in
     }
 }
 
-template <int N>
-inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+template <int N, bool Rms>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
     if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
     if constexpr (N % 2 == 0)
         if (math::unit_rescaler::applies(p.shift)) return layer_norm_pairs(x, rows, p, y);

@@ -24,16 +24,16 @@ inline std::uint64_t power_of_two_40_over(std::uint32_t d) noexcept {
 }
 #endif
 
-template <int N>
+template <int N, bool Rms>
 inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq,
-                                                   const layer_norm_int8<N>& p) noexcept {
+                                                   const layer_norm_int8<N, Rms>& p) noexcept {
 #if defined(__ARM_FP) && (__ARM_FP & 4)
     if (reference::radicand_fits_32_bits(p)) {  // the weights' choice, as the reference's
-        const std::int64_t variance = std::int64_t(N) * sum_sq - std::int64_t(sum) * sum;
-        const std::uint32_t den = arm_dsp::isqrt32_fpu(std::uint32_t(variance + p.eps));
+        const reference::norm_radicand r = reference::centre_and_radicand(sum, sum_sq, p);
+        const std::uint32_t den = arm_dsp::isqrt32_fpu(std::uint32_t(r.radicand));
         // den == 0 (a constant row, eps 0): reciprocal 0.
         const std::int64_t reciprocal = std::int64_t(power_of_two_40_over(den | std::uint32_t(den == 0)));
-        return {sum, reciprocal & -std::int64_t(den != 0)};
+        return {r.centre, reciprocal & -std::int64_t(den != 0)};
     }
 #endif
     return reference::layer_norm_stats(sum, sum_sq, p);

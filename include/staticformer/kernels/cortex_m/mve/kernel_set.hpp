@@ -50,8 +50,8 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
         kernels::cortex_m_mve::activate(x, n, table);
     }
-    template <int N>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+    template <int N, bool Rms>
+    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
         kernels::cortex_m_mve::layer_norm(x, rows, p, y);
     }
     // Keys in the DSP set's layout (store_keys), values in the reference's.

@@ -21,8 +21,8 @@ namespace cortex_m_mve {
 
 // y may equal x: each block is read before it is written. Shifts past 31 (never made by the
 // quantiser) take the reference's.
-template <int N>
-inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N>& p, std::int8_t* y) noexcept {
+template <int N, bool Rms>
+inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
     if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
     const std::int32_t shift = p.shift, zp = p.output_zero_point;
     for (int r = 0; r < rows; ++r) {
