@@ -298,14 +298,17 @@ void softmax(benchmark::State& state) {
     set_element_rate(state, double(S) * S * H);
 }
 
-template <class Cfg, class P, class Backend>
-void layer_norm(benchmark::State& state) {  // all seq_len rows, gamma and beta in precision P
+// All seq_len rows, gamma and beta in precision P; Rms: RMSNorm (beta then zeros, as an
+// encoder's without bias reads).
+template <class Cfg, class P, class Backend, bool Rms = false>
+void layer_norm(benchmark::State& state) {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len;
     const auto& l = sftest::weights_for<Cfg, P>().layer[0];
     const auto x = sftest::make_input<Cfg>(sftest::input_kind::normal);
     std::vector<float> y(x.size());
     for (auto _ : state) {
-        sf::kernel_set<Backend>::template layer_norm<D>(x.data(), S, l.norm1_gamma, l.norm1_beta, Cfg::eps, y.data());
+        sf::kernel_set<Backend>::template layer_norm<D, Rms>(x.data(), S, l.norm1_gamma, l.norm1_beta, Cfg::eps,
+                                                              y.data());
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }
@@ -345,6 +348,7 @@ void gelu(benchmark::State& state) {
     BENCHMARK_TEMPLATE(softmax, cfg, sf::backend)->Name("kernel/" #cfg "/softmax/f32/" #backend);                   \
     BENCHMARK_TEMPLATE(layer_norm, cfg, sf::f32, sf::backend)->Name("kernel/" #cfg "/layer_norm/f32/" #backend);    \
     BENCHMARK_TEMPLATE(layer_norm, cfg, sf::f16, sf::backend)->Name("kernel/" #cfg "/layer_norm/f16/" #backend);    \
+    BENCHMARK_TEMPLATE(layer_norm, cfg, sf::f32, sf::backend, true)->Name("kernel/" #cfg "/rms_norm/f32/" #backend); \
     BENCHMARK_TEMPLATE(gelu, cfg, sf::backend)->Name("kernel/" #cfg "/gelu/f32/" #backend)->UseManualTime();
 KERNEL_ROWS(tiny, reference)
 KERNEL_ROWS(tiny, simd)

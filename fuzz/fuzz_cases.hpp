@@ -35,13 +35,16 @@ namespace sf = staticformer;
 // d_ff 15 and 3 features: int8 linears with In % 4 != 0 (zero weight groups); seq_len 5 and 9: simd
 // int8 tiles below 8 rows (attention row by row) and of 8 rows or more (the batched attention
 // path).
-// The layer options of the blob's bits 8 and 9 too: f16's enc_a has no LayerNorm betas, enc_b
-// of f32 and int8 no linear biases (and SiLU).
+// The layer options of the blob's bits 8 to 10 too: f16's enc_a has no LayerNorm betas, int8's
+// RMSNorms, enc_b of f32 and int8 no linear biases (and SiLU).
 template <class P>
-using enc_a = std::conditional_t<std::is_same<P, sf::f16>::value,
-                                 sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu_tanh, sf::final_norm,
-                                                    sf::layer_norm_eps<1, -6>, sf::no_norm_bias>,
-                                 sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm>>;
+using enc_a = std::conditional_t<
+    std::is_same<P, sf::f16>::value,
+    sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu_tanh, sf::final_norm, sf::layer_norm_eps<1, -6>,
+                       sf::no_norm_bias>,
+    std::conditional_t<std::is_same<P, sf::int8>::value,
+                       sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::rms_norm>,
+                       sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm>>>;
 template <class P>
 using enc_b = std::conditional_t<std::is_same<P, sf::f16>::value,
                                  sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::relu>,

@@ -190,6 +190,9 @@ TEST(ParityModelInt8, features_seq) { check_model_int8<features_seq_config>("fea
 TEST(ParityModelInt8, sensor_left_pad) {
     check_model_int8<sensor_left_pad_config>("sensor_left_pad", sf::quant::method::min_max);
 }
+TEST(ParityModelInt8, tokens_rms_cls) {
+    check_model_int8<tokens_rms_cls_config>("tokens_rms_cls", sf::quant::method::min_max);
+}
 
 TEST(ParityModelInt8, HeadersEqualBlobs) {
     aligned_file b;

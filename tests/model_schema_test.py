@@ -56,9 +56,10 @@ def _fallback(text: str, member: str, kind: str) -> str:
 
 def _flag(text: str, member: str, tag: str):
     """A flag `static constexpr bool <member> = detail::count_of<<tag>, Options...> == N;` when
-    the option is left out (count 0): N == 0. None when not found."""
+    the option is left out (count 0): N == 0 (a further `&& ...` term, another option's, aside).
+    None when not found."""
     m = re.search(r"static constexpr bool " + member + r"\s*=\s*detail::count_of<" + tag +
-                  r", Options\.\.\.>\s*==\s*(\d)\s*;", text)
+                  r", Options\.\.\.>\s*==\s*(\d)\s*(?:&&[^;]*)?;", text)
     return None if m is None else m.group(1) == "0"
 
 
@@ -97,6 +98,7 @@ def cpp_encoder_defaults(text: str) -> dict:
            # has_bias is true without the tag: the option's default (no tag) is no_bias = False
            "no_bias": (None, not _flag(text, "has_bias", "no_bias")),
            "no_norm_bias": (None, not _flag(text, "has_norm_bias", "no_norm_bias")),
+           "rms_norm": (None, _flag(text, "is_rms_norm", "rms_norm")),
            "activation": (_enum(text, "activation_kind"), _fallback(text, "activation", "activation_kind"))}
     eps = re.search(r"find_option<detail::is_eps, layer_norm_eps<(\d+), (-?\d+)>, Options\.\.\.>", text)
     if eps is None:

@@ -184,7 +184,7 @@ def is_rms_norm(norm) -> bool:
     return type(norm).__name__ == "RMSNorm"
 
 
-def _layer_norm_eps(norm, d_model: int, where: str) -> Tuple[float, bool]:
+def _norm_eps(norm, d_model: int, where: str) -> Tuple[float, bool]:
     """(eps, whether norm is an RMSNorm) of a LayerNorm or RMSNorm over d_model features."""
     rms = is_rms_norm(norm)
     if not rms and not isinstance(norm, nn.LayerNorm):
@@ -198,6 +198,14 @@ def _layer_norm_eps(norm, d_model: int, where: str) -> Tuple[float, bool]:
         raise ExportError(f"{where} is an RMSNorm with a bias: not supported")
     eps = getattr(norm, "eps", None)
     return (float(torch.finfo(torch.float32).eps) if eps is None else float(eps)), rms  # nn.RMSNorm's eps None
+
+
+def _layer_norm_eps(norm, d_model: int, where: str) -> float:
+    """The eps of a LayerNorm over d_model features (an RMSNorm is refused)."""
+    eps, rms = _norm_eps(norm, d_model, where)
+    if rms:
+        raise ExportError(f"{where} is an RMSNorm: a LayerNorm is expected here")
+    return eps
 
 
 def _layer_options(layer, i: int) -> tuple:
@@ -223,8 +231,8 @@ def _layer_options(layer, i: int) -> tuple:
     if norm_biases[0] != norm_biases[1]:
         raise ExportError(f"{where}: one LayerNorm has a bias and the other not; no_norm_bias drops both")
     d_model = attn.embed_dim
-    eps1, rms1 = _layer_norm_eps(layer.norm1, d_model, f"{where}.norm1")
-    eps2, rms2 = _layer_norm_eps(layer.norm2, d_model, f"{where}.norm2")
+    eps1, rms1 = _norm_eps(layer.norm1, d_model, f"{where}.norm1")
+    eps2, rms2 = _norm_eps(layer.norm2, d_model, f"{where}.norm2")
     if eps1 != eps2:
         raise ExportError(f"{where}: norm1.eps {eps1!r} != norm2.eps {eps2!r}; staticformer uses one epsilon")
     if rms1 != rms2:
@@ -256,7 +264,7 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
               "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
     final_norm = encoder.norm is not None
     if final_norm:
-        final_eps, final_rms = _layer_norm_eps(encoder.norm, d_model, "norm (the final norm)")
+        final_eps, final_rms = _norm_eps(encoder.norm, d_model, "norm (the final norm)")
         if final_eps != eps:
             raise ExportError(f"final norm eps {final_eps!r} != layer norm eps {eps!r}; "
                               "staticformer uses one epsilon")

@@ -120,6 +120,19 @@ def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     return encoder
 
 
+def run_layers(encoder: nn.TransformerEncoder, x: torch.Tensor, mask) -> torch.Tensor:
+    """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it: its
+    fast-path checks read the LayerNorms' biases, which an RMSNorm lacks."""
+    for layer in encoder.layers:
+        if layer.norm_first:
+            x = x + layer._sa_block(layer.norm1(x), None, mask)
+            x = x + layer._ff_block(layer.norm2(x))
+        else:
+            x = layer.norm1(x + layer._sa_block(x, None, mask))
+            x = layer.norm2(x + layer._ff_block(x))
+    return x if encoder.norm is None else encoder.norm(x)
+
+
 def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, masked: tuple = (),
               math_path: bool = False) -> torch.Tensor:
     seq_len = x.shape[1]
@@ -132,7 +145,8 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, m
         # With gradients on, torch takes its math path: every query row computed, masked keys
         # at -inf (the fast path would drop the masked rows; torch 1.13's fails on bias=False).
         with torch.enable_grad():
-            out = encoder(x, src_key_padding_mask=mask).detach()
+            out = (run_layers(encoder, x, mask) if isinstance(encoder.layers[0].norm1, RMSNorm) else
+                   encoder(x, src_key_padding_mask=mask)).detach()
     else:
         with torch.no_grad():
             out = encoder(x, src_key_padding_mask=mask)
@@ -278,7 +292,7 @@ MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # numpy-drawn inputs (token ids, or standard-normal features / images), written raw (int32 or
 # float32) as the C++ quantiser reads them.
 MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max",
-                      "sensor_left_pad": "min_max"}
+                      "sensor_left_pad": "min_max", "tokens_rms_cls": "min_max"}
 MODEL_CALIBRATION_SAMPLES = 32
 
 

@@ -17,6 +17,8 @@ using wide_post_relu_final_config = staticformer::encoder_config<48, 6, 96, 17, 
 using silu_pre_config = staticformer::encoder_config<16, 4, 24, 6, 2, staticformer::pre_norm, staticformer::silu>;
 using no_bias_post_config = staticformer::encoder_config<24, 3, 40, 7, 2, staticformer::gelu, staticformer::final_norm, staticformer::no_bias>;
 using bias_free_pre_silu_config = staticformer::encoder_config<16, 2, 32, 8, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::no_norm_bias>;
+using rms_pre_silu_config = staticformer::encoder_config<24, 4, 40, 9, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::layer_norm_eps<1, -6>>;
+using rms_post_relu_config = staticformer::encoder_config<20, 4, 36, 8, 2, staticformer::rms_norm>;
 using left_pad_post_relu_config = staticformer::encoder_config<32, 4, 64, 8, 2>;
 using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm>;
 }  // namespace golden
@@ -33,5 +35,7 @@ using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 
     X(silu_pre) \
     X(no_bias_post) \
     X(bias_free_pre_silu) \
+    X(rms_pre_silu) \
+    X(rms_post_relu) \
     X(left_pad_post_relu) \
     X(masked_pre_gelu_final)
