@@ -42,7 +42,8 @@ constexpr kernel_kind kind_of(staticformer::kernels::op_kind op) noexcept {
         case op_kind::context: return k_attention;
         case op_kind::softmax: return k_softmax;
         case op_kind::layer_norm: return k_layer_norm;
-        case op_kind::activation: return k_activation;
+        case op_kind::activation:
+        case op_kind::gate: return k_activation;
         case op_kind::add: return k_add;
         default: return kernel_kinds;
     }

@@ -35,8 +35,8 @@ namespace sf = staticformer;
 // d_ff 15 and 3 features: int8 linears with In % 4 != 0 (zero weight groups); seq_len 5 and 9: simd
 // int8 tiles below 8 rows (attention row by row) and of 8 rows or more (the batched attention
 // path).
-// The layer options of the blob's bits 8 to 10 too: f16's enc_a has no LayerNorm betas, int8's
-// RMSNorms, enc_b of f32 and int8 no linear biases (and SiLU).
+// The layer options of the blob's bits 8 to 11 too: f16's enc_a has no LayerNorm betas, int8's
+// RMSNorms, enc_b of f32 and int8 no linear biases and a gated feed-forward (SwiGLU).
 template <class P>
 using enc_a = std::conditional_t<
     std::is_same<P, sf::f16>::value,
@@ -48,7 +48,8 @@ using enc_a = std::conditional_t<
 template <class P>
 using enc_b = std::conditional_t<std::is_same<P, sf::f16>::value,
                                  sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::relu>,
-                                 sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::silu, sf::causal, sf::no_bias>>;
+                                 sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::silu, sf::causal, sf::no_bias,
+                                                    sf::glu>>;
 // Token ids over enc_b: scaled embeddings, sinusoidal positions, embedding LayerNorm, mean pooling, a head.
 template <class P>
 using token_model = sf::model_config<enc_b<P>, sf::token_input<11>, sf::scale_embedding, sf::sinusoidal_positions,

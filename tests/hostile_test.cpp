@@ -158,8 +158,27 @@ sf::status load_edited(const W& good, Edit&& edit) {
     EXPECT_EQ(sf::write_blob(*copy, b.data(), b.size), sf::status::ok);
     const W* w = nullptr;
     const sf::status s = sf::load_blob(b.data(), b.size, w);
-    if (s == sf::status::ok) expect_backends_agree(*w, make_input_int8<small_pre>(input_kind::large), 4, "edited");
+    if (s == sf::status::ok)
+        expect_backends_agree(*w, make_input_int8<typename W::config>(input_kind::large), 4, "edited");
     return s;
+}
+
+// glu's gate and RMSNorm's centre, likewise.
+TEST(HostileBlob, Int8GateAndRmsNormBoundsAreExact) {
+    using G = sf::encoder_weights<swiglu_causal, sf::int8>;
+    const G& gated = weights_for<swiglu_causal, sf::int8>();
+    const auto ok = sf::status::ok, bad = sf::status::blob_bad_quantization;
+    EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[1].gate.multiplier = 32767; }), ok);
+    EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[1].gate.multiplier = 32768; }), bad);
+    EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[0].gate.b_zero_point = -128; }), ok);
+    EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[0].gate.b_zero_point = -129; }), bad);
+    EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[0].gate.shift = 0; }), bad);
+    EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[0].gate.reserved = 1; }), bad);
+    using R = sf::encoder_weights<rms_pre, sf::int8>;
+    const R& rms = weights_for<rms_pre, sf::int8>();
+    EXPECT_EQ(load_edited(rms, [&](R& w) { w.layer[1].norm2.input_zero_point = 127; }), ok);
+    EXPECT_EQ(load_edited(rms, [&](R& w) { w.layer[1].norm2.input_zero_point = 128; }), bad);
+    EXPECT_EQ(load_edited(rms, [&](R& w) { w.final_norm.norm.reserved = 1; }), bad);
 }
 
 TEST(HostileBlob, Int8BoundsAreExact) {

@@ -1,6 +1,7 @@
 // Block options checked against the encoder they reduce to: no_bias and no_norm_bias equal the
 // biased encoder with zero biases and betas, bit for bit (f32, f16 and int8, whose quantiser
-// then gives the same bytes too); RMSNorm equals LayerNorm on rows of mean zero, and its formula.
+// then gives the same bytes too); RMSNorm equals LayerNorm on rows of mean zero, and its formula;
+// glu with a unit gate equals the plain feed-forward.
 // Key padding masks (mask.hpp), checked against the unmasked encoder: a masked key gets no
 // attention, so the rows whose keys are kept give, bit for bit, the output of the sequence of
 // those rows alone (causal too: row i's keys are the kept ones of rows 0..i, the compacted
@@ -220,6 +221,59 @@ TEST(EncoderOptions, BiasFreeEqualsZeroBiases) {
     free.quantize(q_free), biased.quantize(q_biased);
     static_assert(sizeof q_free == sizeof q_biased, "int8 biases carry the zero points: kept");
     EXPECT_EQ(std::memcmp(&q_free, &q_biased, sizeof q_free), 0);
+}
+
+// glu with a unit gate (W3 = 0, its bias 1) is the plain feed-forward: act(x W1) * 1, bit for bit.
+using plain_causal = sf::encoder_config<20, 4, 26, 10, 2, sf::pre_norm, sf::silu, sf::causal, sf::tile_rows<4>>;
+
+const sf::encoder_weights<swiglu_causal, sf::f32>& unit_gate() {
+    static sf::encoder_weights<swiglu_causal, sf::f32> w{};
+    const auto& plain = weights_for<plain_causal>();
+    constexpr int D = plain_causal::d_model, F = plain_causal::d_ff;
+    for (int l = 0; l < plain_causal::layers; ++l) {
+        auto& to = w.layer[l];
+        const auto& from = plain.layer[l];
+        std::memcpy(to.qkv_w, from.qkv_w, sizeof to.qkv_w), std::memcpy(to.qkv_b, from.qkv_b, sizeof to.qkv_b);
+        std::memcpy(to.out_w, from.out_w, sizeof to.out_w), std::memcpy(to.out_b, from.out_b, sizeof to.out_b);
+        std::memcpy(to.ff2_w, from.ff2_w, sizeof to.ff2_w), std::memcpy(to.ff2_b, from.ff2_b, sizeof to.ff2_b);
+        for (int i = 0; i < D; ++i)
+            for (int o = 0; o < F; ++o) to.ff1_w[i][o] = from.ff1_w[i][o];  // W3 (columns F..2F): 0
+        for (int o = 0; o < F; ++o) to.ff1_b[o] = from.ff1_b[o], to.ff1_b[F + o] = 1.0f;
+        std::memcpy(to.norm1_gamma, from.norm1_gamma, sizeof to.norm1_gamma);
+        std::memcpy(to.norm1_beta, from.norm1_beta, sizeof to.norm1_beta);
+        std::memcpy(to.norm2_gamma, from.norm2_gamma, sizeof to.norm2_gamma);
+        std::memcpy(to.norm2_beta, from.norm2_beta, sizeof to.norm2_beta);
+    }
+    return w;
+}
+
+template <class Backend>
+void check_unit_gate() {
+    static_assert(sizeof(sf::encoder_weights<swiglu_causal, sf::f32>) ==
+                      sizeof(sf::encoder_weights<plain_causal, sf::f32>) +
+                          sizeof(float) * plain_causal::layers * (plain_causal::d_model + 1) * plain_causal::d_ff,
+                  "glu: W3 and its bias beside W1's");
+    static sf::encoder_weights<swiglu_causal, sf::f16> gated16;
+    static sf::encoder_weights<plain_causal, sf::f16> plain16;
+    sf::convert_weights(unit_gate(), gated16);
+    sf::convert_weights(weights_for<plain_causal>(), plain16);
+    const auto x = make_input<plain_causal>(input_kind::normal);
+    static sf::workspace_for<swiglu_causal, Backend> ws_gated;
+    static sf::workspace_for<plain_causal, Backend> ws_plain;
+    std::vector<float> a(x.size()), b(x.size());
+    for (int n : valid_lens<plain_causal>()) {
+        ASSERT_EQ(sf::forward<Backend>(unit_gate(), ws_gated, x.data(), a.data(), n), sf::status::ok);
+        ASSERT_EQ(sf::forward<Backend>(weights_for<plain_causal>(), ws_plain, x.data(), b.data(), n), sf::status::ok);
+        EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "f32 valid_len " << n;
+        ASSERT_EQ(sf::forward<Backend>(gated16, ws_gated, x.data(), a.data(), n), sf::status::ok);
+        ASSERT_EQ(sf::forward<Backend>(plain16, ws_plain, x.data(), b.data(), n), sf::status::ok);
+        EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "f16 valid_len " << n;
+    }
+}
+
+TEST(EncoderOptions, GluWithUnitGateIsThePlainFeedForward) {
+    check_unit_gate<sf::reference>();
+    check_unit_gate<sf::default_backend>();
 }
 
 // RMSNorm is LayerNorm about zero. Rows whose mean is exactly zero (float: multiples of 1/8 that

@@ -193,6 +193,9 @@ TEST(ParityModelInt8, sensor_left_pad) {
 TEST(ParityModelInt8, tokens_rms_cls) {
     check_model_int8<tokens_rms_cls_config>("tokens_rms_cls", sf::quant::method::min_max);
 }
+TEST(ParityModelInt8, sensor_swiglu) {
+    check_model_int8<sensor_swiglu_config>("sensor_swiglu", sf::quant::method::min_max);
+}
 
 TEST(ParityModelInt8, HeadersEqualBlobs) {
     aligned_file b;

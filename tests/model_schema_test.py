@@ -99,6 +99,7 @@ def cpp_encoder_defaults(text: str) -> dict:
            "no_bias": (None, not _flag(text, "has_bias", "no_bias")),
            "no_norm_bias": (None, not _flag(text, "has_norm_bias", "no_norm_bias")),
            "rms_norm": (None, _flag(text, "is_rms_norm", "rms_norm")),
+           "glu": (None, _flag(text, "is_gated", "glu")),
            "activation": (_enum(text, "activation_kind"), _fallback(text, "activation", "activation_kind"))}
     eps = re.search(r"find_option<detail::is_eps, layer_norm_eps<(\d+), (-?\d+)>, Options\.\.\.>", text)
     if eps is None:

@@ -79,6 +79,8 @@ ENCODER_OPTIONS = (
     Option("no_bias", "flag", False, doc="linear layers without biases (staticformer::no_bias), torch's bias=False"),
     Option("no_norm_bias", "flag", False, doc="LayerNorms without beta (staticformer::no_norm_bias)"),
     Option("rms_norm", "flag", False, doc="RMSNorm (no beta) for every LayerNorm, eps as eps (staticformer::rms_norm)"),
+    Option("glu", "flag", False, doc="gated feed-forward W2 (act(x W1) * (x W3)): SwiGLU with silu, GeGLU with gelu "
+                                     "(staticformer::glu)"),
 )
 ENCODER_OPTION: Dict[str, Option] = {o.name: o for o in ENCODER_OPTIONS}
 
@@ -171,6 +173,7 @@ class EncoderSpec:
     no_bias: bool = default("no_bias")            # linear layers without biases
     no_norm_bias: bool = default("no_norm_bias")  # LayerNorms without beta
     rms_norm: bool = default("rms_norm")          # RMSNorm in place of LayerNorm (no beta)
+    glu: bool = default("glu")                    # gated feed-forward (torch: the layer's linear3 is W3)
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,12 @@ class Member:
     torch_key: str  # torch state_dict key; a layer's under "layers.<i>."
     role: str       # "matrix", "bias", "gamma" or "beta"
     shape: Callable[[int, int], Tuple[int, ...]]  # C++ shape from (d_model, d_ff)
+    gate_key: Optional[str] = None  # glu: the torch key of the gate's half (W3), stored after this one's
+
+    def shape_of(self, spec: "EncoderSpec") -> Tuple[int, ...]:
+        """The C++ shape in spec's weights: glu stores W3 beside W1 (twice the outputs)."""
+        shape = self.shape(spec.d_model, spec.d_ff)
+        return shape[:-1] + (2 * shape[-1],) if spec.glu and self.gate_key else shape
 
     def path(self, layer: Optional[int]) -> str:
         """C++ member path in encoder_weights; layer None: a member of the final norm."""
@@ -202,8 +211,8 @@ LAYER_MEMBERS = (
     Member("qkv_b", "self_attn.in_proj_bias", "bias", lambda d, f: (3 * d,)),
     Member("out_w", "self_attn.out_proj.weight", "matrix", lambda d, f: (d, d)),
     Member("out_b", "self_attn.out_proj.bias", "bias", lambda d, f: (d,)),
-    Member("ff1_w", "linear1.weight", "matrix", lambda d, f: (d, f)),
-    Member("ff1_b", "linear1.bias", "bias", lambda d, f: (f,)),
+    Member("ff1_w", "linear1.weight", "matrix", lambda d, f: (d, f), "linear3.weight"),
+    Member("ff1_b", "linear1.bias", "bias", lambda d, f: (f,), "linear3.bias"),
     Member("ff2_w", "linear2.weight", "matrix", lambda d, f: (f, d)),
     Member("ff2_b", "linear2.bias", "bias", lambda d, f: (d,)),
     Member("norm1_gamma", "norm1.weight", "gamma", lambda d, f: (d,)),
@@ -251,6 +260,8 @@ def option_tags(spec: EncoderSpec) -> List[str]:
         tags.append("staticformer::no_norm_bias")
     if spec.rms_norm:
         tags.append("staticformer::rms_norm")
+    if spec.glu:
+        tags.append("staticformer::glu")
     return tags
 
 

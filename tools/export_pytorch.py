@@ -51,7 +51,8 @@ FILE writes it as JSON, --quiet silences it and the progress lines.
 Layers without biases (MultiheadAttention(bias=False), Linear(bias=False), LayerNorms without
 bias: torch's bias=False) export as no_bias / no_norm_bias; from a state_dict, say so with
 --no-bias / --no-norm-bias. RMSNorm modules (torch's nn.RMSNorm, staticformer_torch.RMSNorm) in
-place of the LayerNorms export as rms_norm (--rms-norm from a state_dict). Anything staticformer does not compute (some biases but not others,
+place of the LayerNorms export as rms_norm (--rms-norm from a state_dict); a layer with a
+linear3 beside linear1 (staticformer_torch.encoder_layer's glu) as glu (--glu). Anything staticformer does not compute (some biases but not others,
 separate key/value dimensions, add_bias_kv, LayerNorms with different epsilons, an unknown
 activation, ...) is refused with a message and exit status 2. Needs torch (1.13 or later) and numpy.
 
@@ -208,6 +209,20 @@ def _layer_norm_eps(norm, d_model: int, where: str) -> float:
     return eps
 
 
+def _gated(layer, where: str) -> bool:
+    """Whether the layer's feed-forward is gated: a linear3 (W3) beside linear1, as
+    staticformer_torch.encoder_layer builds it for glu."""
+    gate = getattr(layer, "linear3", None)
+    if gate is None:
+        return False
+    if not isinstance(gate, nn.Linear) or (gate.in_features, gate.out_features) != (
+            layer.linear1.in_features, layer.linear1.out_features):
+        raise ExportError(f"{where}.linear3 is not a Linear of linear1's shape: not a gated feed-forward")
+    if (gate.bias is None) != (layer.linear1.bias is None):
+        raise ExportError(f"{where}: linear1 and linear3 differ in having a bias")
+    return True
+
+
 def _layer_options(layer, i: int) -> tuple:
     """(d_model, heads, d_ff, norm_first, activation, eps) of one TransformerEncoderLayer."""
     where = f"layers[{i}]"
@@ -242,7 +257,7 @@ def _layer_options(layer, i: int) -> tuple:
         print("export_pytorch: note: torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate="
               "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
-            activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1)
+            activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1, _gated(layer, where))
 
 
 def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
@@ -253,12 +268,13 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
     options = [_layer_options(layer, i) for i, layer in enumerate(encoder.layers)]
     if not options:
         raise ExportError("the encoder has no layers")
-    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias", "rms_norm")
+    fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias", "rms_norm",
+              "glu")
     for i, other in enumerate(options[1:], start=1):
         for field, a, b in zip(fields, options[0], other):
             if a != b:
                 raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
-    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm = options[0]
+    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm, glu = options[0]
     if not encoder.layers[0].self_attn.batch_first:
         print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
               "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
@@ -273,7 +289,7 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
         if not rms_norm and (getattr(encoder.norm, "bias", None) is None) != no_norm_bias:
             raise ExportError("the final norm and the layers' LayerNorms differ in having a bias")
     spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
-                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm)
+                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm, glu=glu)
     check_spec(spec)
     return spec
 
@@ -319,11 +335,17 @@ def extract_state_dict(state_dict: dict, spec: EncoderSpec, prefix: str = "") ->
         arrays = final_norm if i is None else layers[i]
         arrays[m.name] = _take(state, m.key(i), m.shape(spec.d_model, spec.d_ff))
         used.add(m.key(i))
+        if spec.glu and m.gate_key:  # W3 (and its bias) beside W1's
+            gate_key = m.gate_key if i is None else f"layers.{i}.{m.gate_key}"
+            gate = _take(state, gate_key, m.shape(spec.d_model, spec.d_ff))
+            arrays[m.name] = np.ascontiguousarray(np.concatenate([arrays[m.name], gate], axis=-1))
+            used.add(gate_key)
     unused = sorted(set(state) - used)
     if unused:
         hints = {"norm.weight": " (a final norm: pass --final-norm)",
                  "bias": " (biases of a configuration with --no-bias or --no-norm-bias)",
                  "bias_k": " (add_bias_kv is not supported)",
+                 "linear3.weight": " (a gated feed-forward: pass --glu)",
                  "q_proj_weight": " (separate kdim/vdim are not supported)"}
         hint = "".join(h for k, h in hints.items() if any(u.endswith(k) for u in unused))
         raise ExportError(f"state_dict has tensors this configuration does not use: "
@@ -557,7 +579,8 @@ def payload_bytes(weights: EncoderWeights, precision: str = "f32") -> bytes:
 def options_code(spec: EncoderSpec) -> int:
     return ((1 if spec.norm_first else 0) | (2 if spec.final_norm else 0) | (4 if spec.causal else 0) |
             (ACTIVATIONS.index(spec.activation) << 4) | (0x100 if spec.no_bias else 0) |
-            (0x200 if spec.no_norm_bias or spec.rms_norm else 0) | (0x400 if spec.rms_norm else 0))
+            (0x200 if spec.no_norm_bias or spec.rms_norm else 0) | (0x400 if spec.rms_norm else 0) |
+            (0x800 if spec.glu else 0))
 
 
 def blob_bytes(spec: EncoderSpec, weights: EncoderWeights, precision: str = "f32") -> bytes:
@@ -667,7 +690,7 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
 # ---- command line ---------------------------------------------------------------------------
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
-                    "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "prefix")
+                    "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "glu", "prefix")
 
 
 def parse_args(argv):
@@ -712,6 +735,8 @@ def parse_args(argv):
     g.add_argument("--no-bias", action="store_true", default=None,
                    help="linear layers without biases (torch bias=False)")
     g.add_argument("--no-norm-bias", action="store_true", default=None, help="LayerNorms without bias (beta)")
+    g.add_argument("--glu", action="store_true", default=None,
+                   help="a gated feed-forward: W3 under the layers' linear3 (staticformer::glu)")
     g.add_argument("--rms-norm", action="store_true", default=None,
                    help="RMSNorm (weight only) in place of every LayerNorm, --eps its eps")
     g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")

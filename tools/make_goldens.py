@@ -52,7 +52,7 @@ sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
 import model_export  # noqa: E402
 from staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier, encoder_layer,  # noqa: E402
-                                norm_of)
+                                feed_forward, norm_of)
 from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
 
 
@@ -89,6 +89,11 @@ GOLDENS = [Golden(*row) for row in (
                                          rms_norm=True), 7, 14, "module", False),
     ("rms_post_relu",        EncoderSpec(20, 4,  36,  8, 2, False, "relu",      False, 1e-5, rms_norm=True),
      8, 15, "state_dict", False, (0, 2)),
+    # gated feed-forwards: SwiGLU without biases (from a module), GeGLU post-norm (from a state_dict)
+    ("swiglu_pre",           EncoderSpec(16, 4,  24,  6, 2, True,  "silu",      True,  1e-5, no_bias=True, glu=True),
+     6, 16, "module", False),
+    ("geglu_post",           EncoderSpec(20, 4,  28,  8, 2, False, "gelu",      False, 1e-5, glu=True),
+     7, 17, "state_dict", False),
     # key padding masks anywhere: left padding and a masked key between kept ones
     ("left_pad_post_relu",   EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  9, "module",     False,
      (0, 1, 2, 5)),
@@ -122,14 +127,14 @@ def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
 
 def run_layers(encoder: nn.TransformerEncoder, x: torch.Tensor, mask) -> torch.Tensor:
     """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it: its
-    fast-path checks read the LayerNorms' biases, which an RMSNorm lacks."""
+    fast-path checks read the LayerNorms' biases, which an RMSNorm lacks, and it knows no glu."""
     for layer in encoder.layers:
         if layer.norm_first:
             x = x + layer._sa_block(layer.norm1(x), None, mask)
-            x = x + layer._ff_block(layer.norm2(x))
+            x = x + feed_forward(layer, layer.norm2(x))
         else:
             x = layer.norm1(x + layer._sa_block(x, None, mask))
-            x = layer.norm2(x + layer._ff_block(x))
+            x = layer.norm2(x + feed_forward(layer, x))
     return x if encoder.norm is None else encoder.norm(x)
 
 
@@ -145,7 +150,8 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, m
         # With gradients on, torch takes its math path: every query row computed, masked keys
         # at -inf (the fast path would drop the masked rows; torch 1.13's fails on bias=False).
         with torch.enable_grad():
-            out = (run_layers(encoder, x, mask) if isinstance(encoder.layers[0].norm1, RMSNorm) else
+            by_layers = isinstance(encoder.layers[0].norm1, RMSNorm) or hasattr(encoder.layers[0], "linear3")
+            out = (run_layers(encoder, x, mask) if by_layers else
                    encoder(x, src_key_padding_mask=mask)).detach()
     else:
         with torch.no_grad():
@@ -286,13 +292,19 @@ MODEL_GOLDENS = [
                                                      pooling="cls", classes=4, norm_first=True, activation="silu",
                                                      final_norm=True, no_bias=True, rms_norm=True),
                 11, 20, "module", (0, 1)),
+    # a modern sensor classifier: SwiGLU, RMSNorm, no biases, learned positions and CLS, left padding
+    ModelGolden("sensor_swiglu", "classifier", dict(d_model=16, heads=4, d_ff=24, layers=2, seq_len=10,
+                                                    input="features", features=6, positions="learned", cls_token=True,
+                                                    pooling="cls", classes=3, norm_first=True, activation="silu",
+                                                    final_norm=True, no_bias=True, rms_norm=True, glu=True),
+                9, 21, "module", (0, 1, 2)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
 # numpy-drawn inputs (token ids, or standard-normal features / images), written raw (int32 or
 # float32) as the C++ quantiser reads them.
 MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max",
-                      "sensor_left_pad": "min_max", "tokens_rms_cls": "min_max"}
+                      "sensor_left_pad": "min_max", "tokens_rms_cls": "min_max", "sensor_swiglu": "min_max"}
 MODEL_CALIBRATION_SAMPLES = 32
 
 
@@ -450,7 +462,7 @@ def main() -> int:
             s = g.spec
             encoder = build_encoder(s)
             x = torch.randn(1, s.seq_len, s.d_model)
-            y = run_torch(encoder, x, g.valid_len, g.masked, s.no_bias or s.no_norm_bias or s.rms_norm)
+            y = run_torch(encoder, x, g.valid_len, g.masked, s.no_bias or s.no_norm_bias or s.rms_norm or s.glu)
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))

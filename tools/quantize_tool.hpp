@@ -78,6 +78,10 @@ struct writer {
         std::fprintf(f, "{%d, %d, %d, %d, %d, %d}", int(a.x_zero_point), int(a.a_zero_point), int(a.x_multiplier),
                      int(a.a_multiplier), int(a.shift), int(a.output_zero_point));
     }
+    void operator()(const gate_int8& g) {
+        std::fprintf(f, "{%d, %d, %d, %d, %d, 0}", int(g.a_zero_point), int(g.b_zero_point), int(g.multiplier),
+                     int(g.shift), int(g.output_zero_point));
+    }
     void operator()(const math::fixed_multiplier& m) { std::fprintf(f, "{%d, %d}", int(m.multiplier), int(m.shift)); }
     void operator()(const quantization& q) { std::fprintf(f, "{%af, %d}", double(q.scale), int(q.zero_point)); }
 };
@@ -94,6 +98,7 @@ void write_encoder(writer& out, const encoder_weights<Cfg, int8>& w) {
         out.text(",\n"), out(y.out), out.text(",\n"), out(y.norm2), out.text(",\n"), out(y.ff1), out.text(",\n");
         out.list(y.activation, 256), out.text(",\n"), out(y.ff2), out.text(",\n{"), out(y.attention.logits);
         out.text(", "), out(y.attention.context), out.text("},\n"), out(y.residual1), out.text(",\n"), out(y.residual2);
+        if constexpr (Cfg::is_gated) out.text(",\n"), out(y.gate), out.text(", {}");  // glu's unit
         out.text("},\n");
     }
     out.text("},\n");
@@ -166,7 +171,7 @@ void write_model_header(std::FILE* f, const char* name, const char* config_lines
 
 inline const char* tensor_name(int p) {
     static const char* const names[] = {"norm1_in", "norm1_out", "query", "key", "value", "context",
-                                        "attention_out", "norm2_in", "norm2_out", "ff1", "activation", "ff2"};
+                                        "attention_out", "norm2_in", "norm2_out", "ff1", "activation", "gate_in", "gate", "ff2"};
     return names[p];
 }
 

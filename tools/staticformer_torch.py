@@ -83,6 +83,7 @@ class ClassifierConfig:
     no_bias: bool = default("no_bias")            # linear layers of the encoder without biases
     no_norm_bias: bool = default("no_norm_bias")  # the encoder's LayerNorms without beta
     rms_norm: bool = default("rms_norm")          # RMSNorm in place of the encoder's LayerNorms
+    glu: bool = default("glu")                    # gated feed-forward: linear2(act(linear1 x) * linear3 x)
 
     def __post_init__(self):
         if isinstance(self.image, list):
@@ -163,7 +164,7 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
     """One nn.TransformerEncoderLayer of c's options (a ClassifierConfig or an EncoderSpec):
     no_bias rebuilds its attention and feed-forward linear layers with bias=False, no_norm_bias
     drops its LayerNorms' bias (torch 2.1's bias=False does both at once), rms_norm makes them
-    RMSNorms. (Run it by its parts, as TransformerClassifier.encode does: torch's fast path
+    RMSNorms, glu adds linear3 (W3, see feed_forward). (Run it by its parts, as TransformerClassifier.encode does: torch's fast path
     takes LayerNorms only.)"""
     d = c.d_model
     layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=TORCH_ACTIVATIONS[c.activation],
@@ -174,7 +175,18 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
         layer.linear2 = nn.Linear(c.d_ff, d, bias=False)
     if c.no_norm_bias or c.rms_norm:
         layer.norm1, layer.norm2 = norm_of(c), norm_of(c)
+    if c.glu:
+        layer.linear3 = nn.Linear(d, c.d_ff, bias=not c.no_bias)
     return layer
+
+
+def feed_forward(layer: nn.TransformerEncoderLayer, x: torch.Tensor) -> torch.Tensor:
+    """The layer's feed-forward: linear2(act(linear1 x)), or gated (glu, a linear3):
+    linear2(act(linear1 x) * linear3 x)."""
+    h = layer.activation(layer.linear1(x))
+    if getattr(layer, "linear3", None) is not None:
+        h = h * layer.linear3(x)
+    return layer.linear2(h)
 
 
 class TransformerClassifier(nn.Module):
@@ -233,15 +245,12 @@ class TransformerClassifier(nn.Module):
                     return a
                 return torch.where(no_keys, layer.self_attn.out_proj(torch.zeros_like(a[:, :1])), a)
 
-            def feed_forward(x, layer=layer):
-                return layer.linear2(layer.activation(layer.linear1(x)))
-
             if layer.norm_first:
                 h = h + attend(layer.norm1(h))
-                h = h + feed_forward(layer.norm2(h))
+                h = h + feed_forward(layer, layer.norm2(h))
             else:
                 h = layer.norm1(h + attend(h))
-                h = layer.norm2(h + feed_forward(h))
+                h = layer.norm2(h + feed_forward(layer, h))
         return h if self.encoder.norm is None else self.encoder.norm(h)
 
     def forward(self, x: torch.Tensor, valid_len: Optional[torch.Tensor] = None,

@@ -27,7 +27,8 @@ namespace staticformer {
 //    12     4  byte-order mark 0x01020304 as written by the producer
 //    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each)
 //    36     4  options: bit 0 pre_norm, bit 1 final_norm, bit 2 causal, bits 4..7 activation,
-//              bit 8 no_bias, bit 9 no_norm_bias, bit 10 rms_norm (which sets bit 9 too)
+//              bit 8 no_bias, bit 9 no_norm_bias, bit 10 rms_norm (which sets bit 9 too),
+//              bit 11 glu
 //              (0 relu, 1 gelu, 2 gelu_tanh, 3 silu)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits)
 //    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
@@ -55,7 +56,7 @@ template <class Cfg>
 constexpr std::uint32_t options_code =
     (Cfg::norm_first ? 1u : 0u) | (Cfg::has_final_norm ? 2u : 0u) | (Cfg::is_causal ? 4u : 0u) |
     (std::uint32_t(Cfg::activation) << 4) | (Cfg::has_bias ? 0u : 0x100u) | (Cfg::has_norm_bias ? 0u : 0x200u) |
-    (Cfg::is_rms_norm ? 0x400u : 0u);
+    (Cfg::is_rms_norm ? 0x400u : 0u) | (Cfg::is_gated ? 0x800u : 0u);
 
 inline std::uint32_t crc32(const unsigned char* p, std::size_t n, std::uint32_t crc = 0) noexcept {
     crc = ~crc;

@@ -118,6 +118,10 @@ struct no_norm_bias {};
 // RMSNorm in place of every LayerNorm (the final one too): y = x / sqrt(mean(x^2) + eps) * gamma,
 // with layer_norm_eps as its eps. It has no beta, as no_norm_bias.
 struct rms_norm {};
+// A gated feed-forward: W2 (act(x W1) * (x W3)), d_ff the width of each of W1 and W3; with silu
+// it is SwiGLU, with gelu GeGLU, with relu ReGLU. W1 and W3 are stored side by side as one
+// matrix [d_model][2 d_ff], as the attention's projections are (weights.hpp).
+struct glu {};
 
 // LayerNorm epsilon = Mantissa * 10^Exponent10, e.g. layer_norm_eps<1, -6> is 1e-6.
 template <int Mantissa, int Exponent10>
@@ -188,7 +192,7 @@ constexpr bool is_known_option =
     std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
     std::is_same<T, gelu_tanh>::value || std::is_same<T, silu>::value || std::is_same<T, final_norm>::value ||
     std::is_same<T, causal>::value || std::is_same<T, no_bias>::value || std::is_same<T, no_norm_bias>::value ||
-    std::is_same<T, rms_norm>::value || is_eps<T>::value || is_tile<T>::value;
+    std::is_same<T, rms_norm>::value || std::is_same<T, glu>::value || is_eps<T>::value || is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
 template <template <class> class Pred, class Default, class... Ts>
@@ -222,7 +226,7 @@ struct encoder_config {
     static_assert(Heads <= 0 || DModel % Heads == 0, "d_model must be divisible by heads");
     static_assert((true && ... && detail::is_known_option<Options>),
                   "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, silu, "
-                  "final_norm, causal, no_bias, no_norm_bias, rms_norm, layer_norm_eps<M, E> or "
+                  "final_norm, causal, no_bias, no_norm_bias, rms_norm, glu, layer_norm_eps<M, E> or "
                   "tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
@@ -234,6 +238,7 @@ struct encoder_config {
     static_assert(detail::count_of<no_bias, Options...> <= 1, "no_bias given twice");
     static_assert(detail::count_of<no_norm_bias, Options...> <= 1, "no_norm_bias given twice");
     static_assert(detail::count_of<rms_norm, Options...> <= 1, "rms_norm given twice");
+    static_assert(detail::count_of<glu, Options...> <= 1, "glu given twice");
     static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
                   "layer_norm_eps given twice");
     static_assert((0 + ... + int(detail::is_tile<Options>::value)) <= 1, "tile_rows given twice");
@@ -250,6 +255,8 @@ struct encoder_config {
     static constexpr bool is_causal = detail::count_of<causal, Options...> == 1;
     static constexpr bool has_bias = detail::count_of<no_bias, Options...> == 0;
     static constexpr bool is_rms_norm = detail::count_of<rms_norm, Options...> == 1;
+    static constexpr bool is_gated = detail::count_of<glu, Options...> == 1;
+    static constexpr int ff1_width = (is_gated ? 2 : 1) * DFF;  // outputs of the first FFN matrix
     static constexpr bool has_norm_bias = detail::count_of<no_norm_bias, Options...> == 0 && !is_rms_norm;
     static constexpr activation_kind activation =
         detail::count_of<gelu, Options...>        ? activation_kind::gelu
@@ -274,9 +281,9 @@ struct encoder_config {
                                     ? detail::is_tile<tile_option>::rows : SeqLen;
 
     static_assert(3LL * DModel * DModel <= detail::max_index &&
-                      1LL * DModel * DFF <= detail::max_index &&
+                      (is_gated ? 2LL : 1LL) * DModel * DFF <= detail::max_index &&
                       1LL * SeqLen * 3 * DModel <= detail::max_index &&
-                      1LL * SeqLen * DFF <= detail::max_index,
+                      (is_gated ? 2LL : 1LL) * SeqLen * DFF <= detail::max_index,
                   "dimensions too large: every weight matrix and activation must have fewer than 2^31 elements");
 };
 

@@ -27,6 +27,7 @@ namespace staticformer {
 //   narrow: LayerNorm of a tile (pre-norm), then the tile's output projection or FFN output
 //   wide:   keys of a tile; or queries of a tile (overwritten head by head by their context)
 //           followed by the attention scores of a block of rows; or the FFN hidden layer of a tile
+//           (glu: both halves, [a | b] per row)
 // Tile is the number of rows of a tile (config.hpp, tile_for): workspace_for<Cfg, Backend> is
 // the workspace an encoder<Cfg, P, Backend> holds. Any tile gives the same results.
 template <class Cfg, int Tile = Cfg::tile>
@@ -36,7 +37,8 @@ struct workspace {
     static constexpr int tile = Tile;
     // Attention runs on blocks of up to attention_rows query rows, a row of scores for each.
     static constexpr int attention_rows = T < 8 ? T : 8;
-    static constexpr int wide_floats = T * F > T * D + attention_rows * S ? T * F : T * D + attention_rows * S;
+    static constexpr int F1 = Cfg::ff1_width;  // the FFN's first matrix's outputs (glu: 2 F)
+    static constexpr int wide_floats = T * F1 > T * D + attention_rows * S ? T * F1 : T * D + attention_rows * S;
     alignas(64) float keys_t[D * S];  // keys transposed: keys_t[c * S + j], c = head * head_dim + d
     alignas(64) float values[S * D];  // values[j * D + c]
     alignas(64) float narrow[T * D];
@@ -139,9 +141,19 @@ struct float_steps {
         K::template linear<D, D>(q, rows, &w.out_w[0][0], values_of(w.out_b), ws.narrow);  // the LayerNorm is spent
         K::add(x, ws.narrow, rows * D);
     }
+    // The hidden layer act(x W1); glu: act(x W1) * (x W3), row r's [a | b] (2F values at 2 r F)
+    // becoming its F products at r F (in place: row r's products end before its own values).
     static float* hidden(const layer& w, const float* src, int rows, workspace& ws) noexcept {
-        K::template linear<D, F>(src, rows, &w.ff1_w[0][0], values_of(w.ff1_b), ws.wide);
-        K::template activate<Cfg::activation>(ws.wide, rows * F);
+        K::template linear<D, Cfg::ff1_width>(src, rows, &w.ff1_w[0][0], values_of(w.ff1_b), ws.wide);
+        if constexpr (!Cfg::is_gated) {
+            K::template activate<Cfg::activation>(ws.wide, rows * F);
+        } else {
+            for (int r = 0; r < rows; ++r) {
+                float* ab = ws.wide + 2 * r * F;
+                K::template activate<Cfg::activation>(ab, F);
+                K::multiply(ws.wide + r * F, ab, ab + F, F);
+            }
+        }
         return ws.wide;
     }
     static void add_feed_forward_output(const layer& w, const float* hidden, int rows, float* x,

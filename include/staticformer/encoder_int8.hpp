@@ -31,7 +31,7 @@ struct workspace_int8 {
     alignas(64) std::int8_t normed[T * D];            // LayerNorm of a tile (pre-norm)
     alignas(64) std::int8_t query[T * D];             // queries of a tile, overwritten head by head by their context
     alignas(64) std::int8_t proj[T * D];              // keys, then values of a tile; output projection, FFN output
-    alignas(64) std::int8_t hidden[T * F];            // FFN hidden layer of a tile
+    alignas(64) std::int8_t hidden[T * Cfg::ff1_width];  // FFN hidden layer of a tile (glu: [a | b] rows)
     alignas(64) std::int32_t scores[attention_batch * S];  // rows of attention scores, then their exponentials
     alignas(64) std::int16_t probs[attention_batch * S];   // rows of Q15 attention probabilities
 };
@@ -125,7 +125,10 @@ struct int8_steps {
         K::add(x, ws.proj, rows * D, w.residual1);
     }
     static std::int8_t* hidden(const layer& w, const std::int8_t* src, int rows, workspace& ws) noexcept {
-        if constexpr (K::fuses_activation) {
+        if constexpr (Cfg::is_gated) {
+            K::linear(src, rows, w.ff1, ws.hidden);  // rows of [a | b]
+            K::template glu<F>(ws.hidden, rows, w.activation, w.gate);
+        } else if constexpr (K::fuses_activation) {
             K::linear_activate(src, rows, w.ff1, w.activation, ws.hidden);
         } else {
             K::linear(src, rows, w.ff1, ws.hidden);

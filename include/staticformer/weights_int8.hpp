@@ -25,20 +25,38 @@ struct quantization {
 };
 
 
-template <class Cfg>
+template <class Cfg, bool Gated = Cfg::is_gated>
 struct layer_weights_int8 {
     static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
     layer_norm_int8<D, Cfg::is_rms_norm> norm1;
     linear_int8<D, D> query, key, value;
     linear_int8<D, D> out;
     layer_norm_int8<D, Cfg::is_rms_norm> norm2;
-    linear_int8<D, F> ff1;
+    linear_int8<D, Cfg::ff1_width> ff1;  // glu: outputs [0, F) W1's, [F, 2F) W3's (the gate)
     std::int8_t activation[256];  // activation(x) for x = -128..127, at index x + 128
     linear_int8<F, D> ff2;
     // 16 + 24 + 24 bytes: one 64-byte unit
     attention_int8 attention;
     add_int8 residual1;  // the stream plus the attention output
     add_int8 residual2;  // the stream plus the feed-forward output
+};
+// glu: the same members, then the gate's product in a 64-byte unit of its own (so a layer
+// without glu keeps its layout; plain members, not a base: the weights stay standard-layout).
+template <class Cfg>
+struct layer_weights_int8<Cfg, true> {
+    static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
+    layer_norm_int8<D, Cfg::is_rms_norm> norm1;
+    linear_int8<D, D> query, key, value;
+    linear_int8<D, D> out;
+    layer_norm_int8<D, Cfg::is_rms_norm> norm2;
+    linear_int8<D, 2 * F> ff1;
+    std::int8_t activation[256];
+    linear_int8<F, D> ff2;
+    attention_int8 attention;
+    add_int8 residual1;
+    add_int8 residual2;
+    gate_int8 gate;
+    std::int32_t reserved[10];  // 0
 };
 
 namespace detail {
@@ -110,6 +128,11 @@ constexpr bool is_valid(const layer_norm_int8<N, Rms>& n) noexcept {
     if constexpr (Rms) ok = ok && is_zero_point(n.input_zero_point) && n.reserved == 0;
     return ok;
 }
+constexpr bool is_valid(const gate_int8& g) noexcept {
+    return g.multiplier >= 0 && g.multiplier < 32768 && math::is_valid(g.multiplier, g.shift) &&
+           is_zero_point(g.a_zero_point) && is_zero_point(g.b_zero_point) && is_zero_point(g.output_zero_point) &&
+           g.reserved == 0;
+}
 constexpr bool is_valid(const add_int8& a) noexcept {
     return math::is_valid(1, a.shift) && a.x_multiplier >= 0 && a.x_multiplier < 32768 && a.a_multiplier >= 0 &&
            a.a_multiplier < 32768 && is_zero_point(a.x_zero_point) && is_zero_point(a.a_zero_point) &&
@@ -128,6 +151,8 @@ constexpr bool is_valid(const encoder_weights<Cfg, int8>& w) noexcept {
             !math::is_valid(l.attention.logits.multiplier, l.attention.logits.shift) ||
             !math::is_valid(l.attention.context.multiplier, l.attention.context.shift))
             return false;
+        if constexpr (Cfg::is_gated)
+            if (!detail::is_valid(l.gate)) return false;
     }
     if (!detail::is_valid(w.input) || !detail::is_valid(w.output)) return false;
     if constexpr (Cfg::has_final_norm) return detail::is_valid(w.final_norm.norm);

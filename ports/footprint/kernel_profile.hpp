@@ -97,7 +97,8 @@ constexpr kind span_kind(sf::kernels::op_kind op) {
         case op_kind::softmax: return k_softmax;
         case op_kind::context: return k_context;
         case op_kind::layer_norm: return k_layer_norm;
-        case op_kind::activation: return k_activation;
+        case op_kind::activation:
+        case op_kind::gate: return k_activation;
         case op_kind::add: return k_add;
         default: return k_count;
     }

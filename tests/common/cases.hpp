@@ -33,10 +33,11 @@ using bias_free_pre = sf::encoder_config<24, 4, 40, 9, 2, sf::pre_norm, sf::gelu
                                          sf::no_norm_bias>;
 using rms_pre = sf::encoder_config<28, 4, 48, 11, 2, sf::pre_norm, sf::silu, sf::final_norm, sf::rms_norm, sf::no_bias,
                                    sf::layer_norm_eps<1, -6>, sf::tile_rows<5>>;
+using swiglu_causal = sf::encoder_config<20, 4, 26, 10, 2, sf::pre_norm, sf::silu, sf::glu, sf::causal, sf::tile_rows<4>>;
 
 #define STATICFORMER_TEST_CASES(X)                                                                                   \
     X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \
-        X(silu_post) X(bias_free_pre) X(rms_pre)
+        X(silu_post) X(bias_free_pre) X(rms_pre) X(swiglu_causal)
 
 // Weights for Cfg from a seed: matrices at their fan-in scale, biases small, LayerNorm gammas
 // around 1 and betas around 0.
@@ -49,8 +50,8 @@ void make_weights(sf::encoder_weights<Cfg, sf::f32>& w, std::uint64_t seed) {
         if constexpr (Cfg::has_bias) fill_uniform(l.qkv_b, 3 * D, g, 0.125f);
         fill_uniform(&l.out_w[0][0], std::size_t(D) * D, g, fan_in_scale(D));
         if constexpr (Cfg::has_bias) fill_uniform(l.out_b, D, g, 0.125f);
-        fill_uniform(&l.ff1_w[0][0], std::size_t(D) * F, g, fan_in_scale(D));
-        if constexpr (Cfg::has_bias) fill_uniform(l.ff1_b, F, g, 0.125f);
+        fill_uniform(&l.ff1_w[0][0], std::size_t(D) * Cfg::ff1_width, g, fan_in_scale(D));
+        if constexpr (Cfg::has_bias) fill_uniform(l.ff1_b, Cfg::ff1_width, g, 0.125f);
         fill_uniform(&l.ff2_w[0][0], std::size_t(F) * D, g, fan_in_scale(F));
         if constexpr (Cfg::has_bias) fill_uniform(l.ff2_b, D, g, 0.125f);
         for (float* gamma : {l.norm1_gamma, l.norm2_gamma})

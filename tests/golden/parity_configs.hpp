@@ -19,6 +19,8 @@ using no_bias_post_config = staticformer::encoder_config<24, 3, 40, 7, 2, static
 using bias_free_pre_silu_config = staticformer::encoder_config<16, 2, 32, 8, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::no_norm_bias>;
 using rms_pre_silu_config = staticformer::encoder_config<24, 4, 40, 9, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::layer_norm_eps<1, -6>>;
 using rms_post_relu_config = staticformer::encoder_config<20, 4, 36, 8, 2, staticformer::rms_norm>;
+using swiglu_pre_config = staticformer::encoder_config<16, 4, 24, 6, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::glu>;
+using geglu_post_config = staticformer::encoder_config<20, 4, 28, 8, 2, staticformer::gelu, staticformer::glu>;
 using left_pad_post_relu_config = staticformer::encoder_config<32, 4, 64, 8, 2>;
 using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm>;
 }  // namespace golden
@@ -37,5 +39,7 @@ using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 
     X(bias_free_pre_silu) \
     X(rms_pre_silu) \
     X(rms_post_relu) \
+    X(swiglu_pre) \
+    X(geglu_post) \
     X(left_pad_post_relu) \
     X(masked_pre_gelu_final)

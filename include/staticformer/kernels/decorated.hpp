@@ -34,7 +34,7 @@ namespace kernels {
 // What a hook is told an op is. scores and context are attention's two halves; an int8 set's
 // fused linear_activate and the int8 head's linear_wide count as linear; store_keys,
 // store_values and mean_rows are other.
-enum class op_kind { linear, scores, softmax, context, layer_norm, activation, add, embed, other };
+enum class op_kind { linear, scores, softmax, context, layer_norm, activation, gate, add, embed, other };
 
 // Rows of a tensor an op reads or writes: rows x cols values, row r at data + r * stride.
 template <class T>
@@ -127,6 +127,10 @@ struct decorated_float : K {
         hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(y, x, n); },
                                    rows_of(x, 1, n), rows_of(y, 1, n));
     }
+    static void multiply(float* y, const float* a, const float* b, int n) noexcept {
+        hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::multiply(y, a, b, n); },
+                                    rows_of(b, 1, n), rows_of(y, 1, n));
+    }
     template <int D, class W>
     static void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
         hooked<op_kind::embed, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template embed<D>(table, ids, rows, y); },
@@ -194,6 +198,11 @@ struct decorated_int8 : K {
         hooked<op_kind::context, Hook>(
             [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx); },
             rows_of(p, 1, n), rows_of(ctx, 1, HeadDim), &m);
+    }
+    template <int F>
+    static void glu(std::int8_t* h, int rows, const std::int8_t* table, const gate_int8& p) noexcept {
+        hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template glu<F>(h, rows, table, p); },
+                                    rows_of(h, rows, 2 * F), rows_of(h, rows, F), &p);
     }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
         hooked<op_kind::activation, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::activate(x, n, table); },

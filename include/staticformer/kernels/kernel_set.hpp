@@ -22,6 +22,7 @@
 #include "reference/activation_int8.hpp"
 #include "reference/add.hpp"
 #include "reference/add_int8.hpp"
+#include "reference/glu_int8.hpp"
 #include "reference/attention.hpp"
 #include "reference/attention_int8.hpp"
 #include "reference/embedding.hpp"
@@ -80,6 +81,8 @@ struct float_kernels {
     // Residual add (and positions), y = y + x.
     template <class W>
     static void add(float* y, const W* x, int n) noexcept { ref::add(y, x, n); }
+    // A gated feed-forward's product, y = a * b (y may equal a or lie before it).
+    static void multiply(float* y, const float* a, const float* b, int n) noexcept { ref::multiply(y, a, b, n); }
     // Model steps (reference/embedding.hpp): rows of an embedding table, the mean of n rows.
     template <int D, class W>
     static void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
@@ -134,6 +137,12 @@ struct int8_kernels {
     // activate on y, in one pass (the encoder calls it for a feed-forward layer's first half).
     static constexpr bool fuses_activation = false;
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
+    // A gated feed-forward's hidden rows (reference/glu_int8.hpp): row r's [a | b] (2F values at
+    // 2 r F) becomes its F values table(a) * b at r F.
+    template <int F>
+    static void glu(std::int8_t* h, int rows, const std::int8_t* table, const gate_int8& p) noexcept {
+        ref::glu<F>(h, rows, table, p);
+    }
     // Model steps (reference/embedding.hpp, linear_int8.hpp): embedding rows, the rounded mean of
     // n rows, a head's int32 outputs.
     template <int D>

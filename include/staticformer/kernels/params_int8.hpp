@@ -94,6 +94,19 @@ struct layer_norm_int8<N, true> {
     std::int16_t gamma[gamma_count];
 };
 
+// A gated feed-forward's product of the activated a (the activation table's output, its zero
+// point a_zero_point) and the gate b (the first linear's output, b_zero_point), into the hidden
+// layer's scale:
+//   y = requantize((a - a_zero_point) * (b - b_zero_point), multiplier, shift, output_zero_point)
+// |a - za| |b - zb| <= 255^2 < 2^16 and multiplier < 2^15: the product fits 31 bits.
+struct gate_int8 {
+    std::int32_t a_zero_point, b_zero_point;
+    std::int32_t multiplier;  // < 2^15
+    std::int32_t shift;
+    std::int32_t output_zero_point;
+    std::int32_t reserved;  // 0
+};
+
 // x + a for two int8 tensors of different scales, into the output's scale:
 //   y = requantize((x - x_zero_point) * x_multiplier + (a - a_zero_point) * a_multiplier, 1, shift, output_zero_point)
 struct add_int8 {

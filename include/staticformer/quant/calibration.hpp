@@ -30,8 +30,10 @@ enum class point : int {
     attention_out,  // output projection
     norm2_in,       // post-norm: stream + feed-forward; pre-norm: stream + attention
     norm2_out,
-    ff1,            // before the activation
+    ff1,            // before the activation (glu: the activated half, a)
     activation,
+    gate_in,        // glu: the first linear's other half, the gate b
+    gate,           // glu: activation * b, the hidden layer
     ff2,
     count
 };
@@ -127,7 +129,14 @@ struct record {
                                 : w == &lw.ff2_w[0][0]     ? point::ff2
                                                            : point::count;
                 if (p == point::count) continue;
-                append(rec.layer[l][p], call.out);
+                if (Cfg::is_gated && p == point::ff1) {  // each half its own range
+                    const kernels::rows_view<float> o = call.out;
+                    append(rec.layer[l][point::ff1], kernels::rows_view<float>{o.data, o.rows, Cfg::d_ff, o.stride});
+                    append(rec.layer[l][point::gate_in],
+                           kernels::rows_view<float>{o.data + Cfg::d_ff, o.rows, Cfg::d_ff, o.stride});
+                } else {
+                    append(rec.layer[l][p], call.out);
+                }
                 rec.current_layer = l;
             }
         } else if constexpr (Kind == op_kind::layer_norm) {
@@ -143,11 +152,13 @@ struct record {
             append(*in, call.in);  // before the call: y may be x
             call();
             append(*out, call.out);
-        } else if constexpr (Kind == op_kind::context || Kind == op_kind::activation) {
+        } else if constexpr (Kind == op_kind::context || Kind == op_kind::activation || Kind == op_kind::gate) {
             call();
             recording<Cfg>& rec = of(call.out.data);
-            append(rec.layer[rec.current_layer][Kind == op_kind::context ? point::context : point::activation],
-                   call.out);
+            const point p = Kind == op_kind::context ? point::context
+                            : Kind == op_kind::gate  ? point::gate
+                                                     : point::activation;
+            append(rec.layer[rec.current_layer][p], call.out);
         } else {
             call();
         }

@@ -117,9 +117,13 @@ inline std::int8_t quantize_value(double x, const tensor_report& q) {
     return clamp_to<std::int8_t>(round_half_up(x / q.scale) + q.zero_point, -128, 127);
 }
 
+// out: the outputs' range; glu's first linear gives outputs from gate_from on the range `gate`:
+// their multipliers carry its scale, and their biases the step from out's zero point to its.
 template <int In, int Out>
 void quantize_linear(const float* w, int w_stride, const float* b, const tensor_report& in, const tensor_report& out,
-                     linear_int8<In, Out>& q, report& rep) {
+                     linear_int8<In, Out>& q, report& rep, const tensor_report* gate = nullptr, int gate_from = Out) {
+    constexpr std::int64_t bound = linear_int8<In, Out>::bias_limit;  // load_blob's range
+    constexpr double limit = double(bound < (1 << 30) ? bound : (1 << 30));
     std::vector<double> real(Out);
     for (int o = 0; o < Out; ++o) {
         double m = 0.0;
@@ -134,16 +138,18 @@ void quantize_linear(const float* w, int w_stride, const float* b, const tensor_
                 sum += v;
             }
         const double bias = round_half_up(double(b[o]) / (in.scale * scale)) - double(in.zero_point) * double(sum);
-        constexpr std::int64_t bound = linear_int8<In, Out>::bias_limit;  // load_blob's range
-        constexpr double limit = double(bound < (1 << 30) ? bound : (1 << 30));
         if (bias > limit || bias < -limit) ++rep.saturated_biases;
         q.bias[o] = clamp_to<std::int32_t>(bias, -limit, limit);
-        real[o] = in.scale * scale / out.scale;
+        real[o] = in.scale * scale / (o < gate_from ? out : *gate).scale;
     }
     const double largest = *std::max_element(real.begin(), real.end());
     q.shift = encode(largest, 15).shift;
     for (int o = 0; o < Out; ++o)
         q.multiplier[o] = clamp_to<std::int16_t>(round_half_up(std::ldexp(real[o], q.shift)), 0, 32767);
+    for (int o = gate_from; o < Out && q.multiplier[o] > 0; ++o) {  // zero point: bias / multiplier steps
+        const double step = std::ldexp(double(gate->zero_point - out.zero_point), q.shift) / q.multiplier[o];
+        q.bias[o] = clamp_to<std::int32_t>(double(q.bias[o]) + round_half_up(step), -limit, limit);
+    }
     for (int o = Out; o < q.multiplier_count; ++o) q.multiplier[o] = 0;  // the layout's padding
     q.output_zero_point = out.zero_point;
 }
@@ -176,6 +182,18 @@ inline add_int8 quantize_add(const tensor_report& x, const tensor_report& a, con
     q.a_multiplier = clamp_to<std::int32_t>(round_half_up(std::ldexp(ra, q.shift)), 0, 32767);
     q.x_zero_point = x.zero_point;
     q.a_zero_point = a.zero_point;
+    q.output_zero_point = out.zero_point;
+    return q;
+}
+
+// glu's product of the activation a and the gate b into the hidden layer's range.
+inline gate_int8 quantize_gate(const tensor_report& a, const tensor_report& b, const tensor_report& out) {
+    const double real = a.scale * b.scale / out.scale;
+    gate_int8 q{};
+    q.shift = encode(real, 15).shift;
+    q.multiplier = clamp_to<std::int32_t>(round_half_up(std::ldexp(real, q.shift)), 0, 32767);
+    q.a_zero_point = a.zero_point;
+    q.b_zero_point = b.zero_point;
     q.output_zero_point = out.zero_point;
     return q;
 }
@@ -222,7 +240,7 @@ public:
     // Chooses every tensor's range and quantises the weights into q.
     report quantize(encoder_weights<Cfg, int8>& q, const options& o = {}) const {
         using detail::choose;
-        constexpr int D = Cfg::d_model, F = Cfg::d_ff;
+        constexpr int D = Cfg::d_model;
         report rep;
         rep.layer.resize(Cfg::layers);
         rep.input = choose(rec_.input, o, false);
@@ -246,6 +264,8 @@ public:
             const tensor_report& norm2_out = pick(point::norm2_out, false);
             const tensor_report& ff1 = pick(point::ff1, false);
             const tensor_report& activation = pick(point::activation, false);
+            const tensor_report& gate_in = Cfg::is_gated ? pick(point::gate_in, false) : ff1;
+            const tensor_report& hidden = Cfg::is_gated ? pick(point::gate, false) : activation;
             const tensor_report& ff2 = pick(point::ff2, false);
 
             // The attention block: pre-norm reads LN(stream) and adds into the stream; post-norm
@@ -267,9 +287,11 @@ public:
 
             // The feed-forward block, likewise.
             const tensor_report& ffn_in = Cfg::norm_first ? norm2_out : stream_mid;
-            detail::quantize_linear(&w.ff1_w[0][0], F, values_of(w.ff1_b), ffn_in, ff1, lq.ff1, rep);
+            detail::quantize_linear(&w.ff1_w[0][0], Cfg::ff1_width, values_of(w.ff1_b), ffn_in, ff1, lq.ff1, rep,
+                                    &gate_in, Cfg::d_ff);
             detail::activation_table<Cfg::activation>(ff1, activation, lq.activation);
-            detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), activation, ff2, lq.ff2, rep);
+            if constexpr (Cfg::is_gated) lq.gate = detail::quantize_gate(activation, gate_in, hidden);
+            detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), hidden, ff2, lq.ff2, rep);
             const tensor_report residual2 = Cfg::norm_first ? stream_after(l, o) : norm2_in;
             lq.residual2 = detail::quantize_add(stream_mid, ff2, residual2);
             detail::quantize_layer_norm(w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, Cfg::norm_first ? stream_mid : residual2,

@@ -26,6 +26,8 @@ using features_bias_free_encoder_config = staticformer::encoder_config<20, 4, 36
 using features_bias_free_config = staticformer::model_config<features_bias_free_encoder_config, staticformer::feature_input<5>, staticformer::sinusoidal_positions, staticformer::mean_pooling, staticformer::classifier_head<3>>;
 using tokens_rms_cls_encoder_config = staticformer::encoder_config<24, 4, 48, 12, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm>;
 using tokens_rms_cls_config = staticformer::model_config<tokens_rms_cls_encoder_config, staticformer::token_input<19>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<4>>;
+using sensor_swiglu_encoder_config = staticformer::encoder_config<16, 4, 24, 10, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu>;
+using sensor_swiglu_config = staticformer::model_config<sensor_swiglu_encoder_config, staticformer::feature_input<6>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<3>>;
 }  // namespace golden_models
 
 #define STATICFORMER_GOLDEN_MODELS(X) \
@@ -38,4 +40,5 @@ using tokens_rms_cls_config = staticformer::model_config<tokens_rms_cls_encoder_
     X(sensor_left_pad) \
     X(tokens_masked_mean) \
     X(features_bias_free) \
-    X(tokens_rms_cls)
+    X(tokens_rms_cls) \
+    X(sensor_swiglu)
