@@ -55,7 +55,9 @@ def cell(backend, file_name):
     if folder and (KERNELS / folder / (file_name + ".hpp")).exists():
         return "%s/%s.hpp" % (folder, file_name)
     float_base, int8_base = bases(backend)
-    return cell(int8_base if file_name.endswith("_int8") else float_base, file_name)
+    base = int8_base if file_name.endswith("_int8") else float_base
+    # A backend's named set (simd_int8_kernels, ...) derives from the interface, the reference's.
+    return cell("reference" if base == backend else base, file_name)
 
 
 def grid():
