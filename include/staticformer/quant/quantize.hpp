@@ -146,7 +146,8 @@ void quantize_linear(const float* w, int w_stride, const float* b, const tensor_
     q.shift = encode(largest, 15).shift;
     for (int o = 0; o < Out; ++o)
         q.multiplier[o] = clamp_to<std::int16_t>(round_half_up(std::ldexp(real[o], q.shift)), 0, 32767);
-    for (int o = gate_from; o < Out && q.multiplier[o] > 0; ++o) {  // zero point: bias / multiplier steps
+    for (int o = gate_from; o < Out; ++o) {  // the zero point's step, in bias units (none at multiplier 0)
+        if (q.multiplier[o] == 0) continue;
         const double step = std::ldexp(double(gate->zero_point - out.zero_point), q.shift) / q.multiplier[o];
         q.bias[o] = clamp_to<std::int32_t>(double(q.bias[o]) + round_half_up(step), -limit, limit);
     }
