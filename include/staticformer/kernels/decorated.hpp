@@ -87,7 +87,10 @@ struct decorated_float : K {
     template <int N, bool Rms = false, class W>
     static void layer_norm(const float* x, int rows, const W* g, const W* b, float eps, float* y) noexcept {
         hooked<op_kind::layer_norm, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template layer_norm<N, Rms>(x, rows, g, b, eps, y); },
+            [&]() STATICFORMER_INLINE_LAMBDA {
+                if constexpr (Rms) K::template layer_norm<N, true>(x, rows, g, b, eps, y);
+                else K::template layer_norm<N>(x, rows, g, b, eps, y);  // a set without RMSNorm too
+            },
             rows_of(x, rows, N), rows_of(y, rows, N), g);
     }
     template <int D, int S>
