@@ -223,7 +223,8 @@ TEST(EncoderOptions, BiasFreeEqualsZeroBiases) {
     EXPECT_EQ(std::memcmp(&q_free, &q_biased, sizeof q_free), 0);
 }
 
-// glu with a unit gate (W3 = 0, its bias 1) is the plain feed-forward: act(x W1) * 1, bit for bit.
+// glu with a unit gate (W3 = 0, its bias 1) is the plain feed-forward: act(x W1) * 1, bit for bit;
+// with a gate of 2 and W2 halved, too.
 using plain_causal = sf::encoder_config<20, 4, 26, 10, 2, sf::pre_norm, sf::silu, sf::causal, sf::tile_rows<4>>;
 
 const sf::encoder_weights<swiglu_causal, sf::f32>& unit_gate() {
@@ -268,6 +269,20 @@ void check_unit_gate() {
         ASSERT_EQ(sf::forward<Backend>(gated16, ws_gated, x.data(), a.data(), n), sf::status::ok);
         ASSERT_EQ(sf::forward<Backend>(plain16, ws_plain, x.data(), b.data(), n), sf::status::ok);
         EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "f16 valid_len " << n;
+    }
+    // A gate of 2 with W2 halved: (2 h) (W2 / 2) = h W2 exactly (powers of two), so the gate's
+    // product must be taken (skipped, the output would differ).
+    static sf::encoder_weights<swiglu_causal, sf::f32> twice;
+    twice = unit_gate();
+    for (auto& l : twice.layer) {
+        for (int o = 0; o < swiglu_causal::d_ff; ++o) l.ff1_b[swiglu_causal::d_ff + o] = 2.0f;
+        for (auto& row : l.ff2_w)
+            for (float& v : row) v *= 0.5f;
+    }
+    for (int n : valid_lens<plain_causal>()) {
+        ASSERT_EQ(sf::forward<Backend>(twice, ws_gated, x.data(), a.data(), n), sf::status::ok);
+        ASSERT_EQ(sf::forward<Backend>(weights_for<plain_causal>(), ws_plain, x.data(), b.data(), n), sf::status::ok);
+        EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << "f32, gate 2, valid_len " << n;
     }
 }
 
