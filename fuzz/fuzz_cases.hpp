@@ -35,19 +35,22 @@ namespace sf = staticformer;
 // d_ff 15 and 3 features: int8 linears with In % 4 != 0 (zero weight groups); seq_len 5 and 9: simd
 // int8 tiles below 8 rows (attention row by row) and of 8 rows or more (the batched attention
 // path).
-// The layer options of the blob's bits 8 to 11 too: f16's enc_a has no LayerNorm betas, int8's
-// RMSNorms, enc_b of f32 and int8 no linear biases and a gated feed-forward (SwiGLU).
+// The layer options of the blob's bits 8 to 31 too: f16's enc_a has no LayerNorm betas, int8's
+// RMSNorms, enc_b of f32 and int8 no linear biases and a gated feed-forward (SwiGLU); rotary
+// positions: enc_a of f32 and int8 (rotate-halves), f16's enc_b (interleaved).
 template <class P>
 using enc_a = std::conditional_t<
     std::is_same<P, sf::f16>::value,
     sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu_tanh, sf::final_norm, sf::layer_norm_eps<1, -6>,
                        sf::no_norm_bias>,
     std::conditional_t<std::is_same<P, sf::int8>::value,
-                       sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::rms_norm>,
-                       sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm>>>;
+                       sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::rms_norm,
+                                          sf::rotary<10000>>,
+                       sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::rotary<160000>>>>;
 template <class P>
 using enc_b = std::conditional_t<std::is_same<P, sf::f16>::value,
-                                 sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::relu>,
+                                 sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::relu,
+                                                    sf::rotary_interleaved<500000>>,
                                  sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::silu, sf::causal, sf::no_bias,
                                                     sf::glu>>;
 // Token ids over enc_b: scaled embeddings, sinusoidal positions, embedding LayerNorm, mean pooling, a head.

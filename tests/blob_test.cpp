@@ -166,6 +166,33 @@ TEST(Blob, WrongConfigurationIsRefused) {
     EXPECT_EQ((sf::load_blob<causal, sf::f32>(b.bytes, blob_size, w2)), sf::status::blob_config_mismatch);
 }
 
+// Rotary positions change no weight, only what the encoder computes: a blob says its layout and
+// theta, and an encoder of another layout or theta (or none) refuses it.
+template <class Cfg, class Other>
+sf::status load_as() {
+    constexpr std::size_t n = sf::blob::size<Cfg, sf::f32>;
+    alignas(64) static unsigned char bytes[n];
+    static sf::encoder_weights<Cfg, sf::f32> w{};
+    EXPECT_EQ(sf::write_blob(w, bytes, n), sf::status::ok);
+    const sf::encoder_weights<Other, sf::f32>* loaded = nullptr;
+    return sf::load_blob<Other, sf::f32>(bytes, n, loaded);
+}
+
+TEST(Blob, RotaryLayoutAndThetaMustMatch) {
+    using plain = sf::encoder_config<24, 3, 40, 7, 2>;
+    using halves = sf::encoder_config<24, 3, 40, 7, 2, sf::rotary<10000>>;
+    using halves_big = sf::encoder_config<24, 3, 40, 7, 2, sf::rotary<500000>>;
+    using pairs = sf::encoder_config<24, 3, 40, 7, 2, sf::rotary_interleaved<10000>>;
+    EXPECT_EQ((load_as<halves, halves>()), sf::status::ok);
+    EXPECT_EQ((load_as<pairs, pairs>()), sf::status::ok);
+    EXPECT_EQ((load_as<halves, plain>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ((load_as<plain, halves>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ((load_as<halves, pairs>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ((load_as<halves, halves_big>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ((load_as<halves_big, halves>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ(sf::blob::options_code<halves_big> >> 12, 1u | (500u | 3u << 12) << 4);  // 500 * 10^3
+}
+
 // The weights do not depend on seq_len: a blob exported for one length runs a build with
 // another, and gives the same rows for the same valid input.
 TEST(Blob, AnySequenceLengthLoads) {

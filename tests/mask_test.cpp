@@ -1,7 +1,8 @@
 // Block options checked against the encoder they reduce to: no_bias and no_norm_bias equal the
 // biased encoder with zero biases and betas, bit for bit (f32, f16 and int8, whose quantiser
 // then gives the same bytes too); RMSNorm equals LayerNorm on rows of mean zero, and its formula;
-// glu with a unit gate equals the plain feed-forward.
+// glu with a unit gate equals the plain feed-forward; rotary kernels follow their formula, and
+// rotary attention depends on relative positions only.
 // Key padding masks (mask.hpp), checked against the unmasked encoder: a masked key gets no
 // attention, so the rows whose keys are kept give, bit for bit, the output of the sequence of
 // those rows alone (causal too: row i's keys are the kept ones of rows 0..i, the compacted
@@ -13,6 +14,7 @@
 
 #include <staticformer/staticformer.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -357,6 +359,77 @@ void check_rms_norm() {
 TEST(EncoderOptions, RmsNormIsLayerNormAboutZero) {
     check_rms_norm<sf::reference>();
     check_rms_norm<sf::default_backend>();
+}
+
+// Rotary positions turn pair (a, b) of each head by angle pos * theta^(-2i / head_dim): the float
+// kernel within float rounding of the formula in double, angles from std::cos / std::sin (not the
+// library's tables); the int8 kernel exactly round((a C - b S) / 2^14), C and S round(2^14 cos)
+// and round(2^14 sin) from the same formula. Both layouts, on the backend's kernels.
+template <class Backend, bool Interleaved>
+void check_rotary_kernels() {
+    constexpr int D = 24, Dh = 8, theta = 500000;
+    splitmix64 g{0x707};
+    for (int pos : {0, 1, 7, 30}) {
+        std::vector<float> x(D), y(D), cos(Dh / 2), sin(Dh / 2);
+        std::vector<std::int16_t> cq(Dh / 2), sq(Dh / 2);
+        std::vector<std::int8_t> q(D), qy(D);
+        fill_uniform(x.data(), D, g, 2.0f);
+        for (auto& v : q) v = std::int8_t(int(g.next() % 256) - 128);
+        for (int i = 0; i < Dh / 2; ++i) {
+            const double angle = pos * std::pow(double(theta), -2.0 * i / Dh);
+            cos[i] = float(std::cos(angle)), sin[i] = float(std::sin(angle));
+            cq[i] = std::int16_t(std::lround(16384 * std::cos(angle)));
+            sq[i] = std::int16_t(std::lround(16384 * std::sin(angle)));
+        }
+        y = x, qy = q;
+        sf::kernel_set<Backend>::template rotate<D, Dh, Interleaved>(y.data(), cos.data(), sin.data());
+        sf::int8_kernel_set<Backend>::template rotate<D, Dh, Interleaved>(qy.data(), cq.data(), sq.data());
+        for (int h = 0; h < D; h += Dh)
+            for (int i = 0; i < Dh / 2; ++i) {
+                const int a = h + (Interleaved ? 2 * i : i), b = h + (Interleaved ? 2 * i + 1 : i + Dh / 2);
+                const double angle = pos * std::pow(double(theta), -2.0 * i / Dh);
+                const double c = std::cos(angle), s = std::sin(angle);
+                EXPECT_NEAR(y[a], x[a] * c - x[b] * s, 1e-6) << pos << "," << a;
+                EXPECT_NEAR(y[b], x[b] * c + x[a] * s, 1e-6) << pos << "," << b;
+                const auto rounded = [](int acc) { return std::clamp(int(std::floor(acc / 16384.0 + 0.5)), -128, 127); };
+                EXPECT_EQ(qy[a], rounded(q[a] * cq[i] - q[b] * sq[i])) << pos << "," << a;
+                EXPECT_EQ(qy[b], rounded(q[b] * cq[i] + q[a] * sq[i])) << pos << "," << b;
+            }
+    }
+}
+
+TEST(EncoderOptions, RotaryTurnsPairsByTheirAngles) {
+    check_rotary_kernels<sf::reference, false>();
+    check_rotary_kernels<sf::reference, true>();
+    check_rotary_kernels<sf::default_backend, false>();
+    check_rotary_kernels<sf::default_backend, true>();
+}
+
+// Rotary attention sees relative positions only: rows moved k places on (k masked rows before
+// them, whose keys no row attends) give the outputs they give at the start, up to rounding (the
+// angles of other positions). Keys of a masked sequence keep their own positions when compacted.
+template <class Cfg, class Backend>
+void check_rotary_shift(const char* name) {
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len, k = 3, n = S - k;
+    const auto x = make_input<Cfg>(input_kind::normal);
+    std::vector<float> moved(x.size(), 0.0f);
+    std::memcpy(&moved[k * D], x.data(), std::size_t(n) * D * sizeof(float));
+    splitmix64 junk{9};
+    fill_uniform(moved.data(), k * D, junk, 2.0f);
+    std::vector<std::uint8_t> mask(S, 0);
+    for (int r = 0; r < k; ++r) mask[std::size_t(r)] = 1;
+    const auto at_start = run_masked<Cfg, sf::f32, Backend>(x, n, {});
+    const auto shifted = run_masked<Cfg, sf::f32, Backend>(moved, S, {mask.data(), S});
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < D; ++c)
+            EXPECT_NEAR(shifted[std::size_t(r + k) * D + c], at_start[std::size_t(r) * D + c], 2e-5)
+                << name << " row " << r << " column " << c;
+}
+
+TEST(EncoderOptions, RotarySeesRelativePositionsOnly) {
+    check_rotary_shift<rope_neobert, sf::reference>("rope_neobert");
+    check_rotary_shift<rope_neobert, sf::default_backend>("rope_neobert");
+    check_rotary_shift<rope_interleaved_post, sf::reference>("rope_interleaved_post");
 }
 
 // Models take the mask over their input tokens: a CLS row's key is always kept, so a mask hiding

@@ -197,6 +197,10 @@ TEST(ParityModelInt8, sensor_swiglu) {
     check_model_int8<sensor_swiglu_config>("sensor_swiglu", sf::quant::method::min_max);
 }
 
+TEST(ParityModelInt8, tokens_neobert) {
+    check_model_int8<tokens_neobert_config>("tokens_neobert", sf::quant::method::min_max);
+}
+
 TEST(ParityModelInt8, HeadersEqualBlobs) {
     aligned_file b;
     ASSERT_TRUE(b.read(sftest::test_options().golden_dir + "/models/vit_tv/model_int8.sfwm"));

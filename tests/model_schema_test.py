@@ -101,6 +101,11 @@ def cpp_encoder_defaults(text: str) -> dict:
            "rms_norm": (None, _flag(text, "is_rms_norm", "rms_norm")),
            "glu": (None, _flag(text, "is_gated", "glu")),
            "activation": (_enum(text, "activation_kind"), _fallback(text, "activation", "activation_kind"))}
+    # rotary: the layout of is_rotary<void> (no rotary option), theta the rotary tag's default
+    layout = re.search(r"struct is_rotary<void>\s*\{[^}]*rotary_layout::(\w+);", text)
+    out["rotary"] = (_enum(text, "rotary_layout"), layout.group(1) if layout else None)
+    theta = re.search(r"template <int Theta = (\d+)>\s*struct rotary \{\};", text)
+    out["rotary_theta"] = (None, int(theta.group(1)) if theta else None)
     eps = re.search(r"find_option<detail::is_eps, layer_norm_eps<(\d+), (-?\d+)>, Options\.\.\.>", text)
     if eps is None:
         out["eps"] = (None, None)
@@ -151,6 +156,8 @@ MUTATIONS = [  # (header, option, text, its replacement)
     (E, "activation", ": activation_kind::relu;", ": activation_kind::gelu;"),
     (E, "eps", "layer_norm_eps<1, -5>, Options", "layer_norm_eps<1, -6>, Options"),
     (E, "norm_first", "count_of<pre_norm, Options...> == 1;", "count_of<pre_norm, Options...> == 0;"),
+    (E, "rotary", "layout = rotary_layout::none;", "layout = rotary_layout::halves;"),
+    (E, "rotary_theta", "template <int Theta = 10000>\nstruct rotary {};", "template <int Theta = 500000>\nstruct rotary {};"),
 ]
 for (text, parse, options), name, old, new in MUTATIONS:
     changed = text.replace(old, new)
@@ -212,7 +219,8 @@ check(tuple(staticformer_torch.TORCH_ACTIVATIONS) == schema.ACTIVATIONS and
       "the classifier's and the goldens' torch activations are the schema's")
 s = schema.EncoderSpec(24, 3, 40, 7, 3, norm_first=True, activation="gelu", final_norm=True, eps=1e-6, causal=True)
 flags = make_goldens.state_dict_option_flags(s)
-check(flags == ["--norm-first", "--activation", "gelu", "--final-norm", "--eps", "1e-06", "--causal"],
+check(flags == ["--norm-first", "--activation", "gelu", "--final-norm", "--eps", "1e-06", "--causal", "--rotary", "none",
+                "--rotary-theta", "10000"],
       f"the goldens' state_dict flags state every schema option: {flags}")
 
 # ---- a bad option's message lists the allowed values -------------------------------------------

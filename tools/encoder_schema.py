@@ -67,6 +67,7 @@ class Option:
 
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")  # index = activation code in the blob
+ROTARY_LAYOUTS = ("none", "halves", "interleaved")    # index = rotary code in the blob
 DEFAULT_EPS = 1e-5
 
 # encoder_config's options (config.hpp), in EncoderSpec's order; default: the option left out.
@@ -81,6 +82,10 @@ ENCODER_OPTIONS = (
     Option("rms_norm", "flag", False, doc="RMSNorm (no beta) for every LayerNorm, eps as eps (staticformer::rms_norm)"),
     Option("glu", "flag", False, doc="gated feed-forward W2 (act(x W1) * (x W3)): SwiGLU with silu, GeGLU with gelu "
                                      "(staticformer::glu)"),
+    Option("rotary", "choice", "none", ROTARY_LAYOUTS,
+           doc="rotary positions on queries and keys: pairs (i, i + head_dim/2) as GPT-NeoX / Llama "
+               "(staticformer::rotary<theta>) or (2i, 2i + 1) as GPT-J (staticformer::rotary_interleaved<theta>)"),
+    Option("rotary_theta", "count", 10000, doc="the rotary base theta: an integer M * 10^E with M < 4096"),
 )
 ENCODER_OPTION: Dict[str, Option] = {o.name: o for o in ENCODER_OPTIONS}
 
@@ -124,6 +129,29 @@ def option_problems(values: Mapping[str, object], options: Sequence[Option]) -> 
             problem = o.problem(values[o.name])
             if problem:
                 out.append(problem)
+    return out
+
+
+def theta_code(theta: int) -> int:
+    """The blob's 16 bits of a rotary theta M * 10^E (M < 4096, bits 0..11; E, bits 12..15), as
+    config.hpp's detail::theta_code; 0 where theta has no such form."""
+    e = 0
+    while theta > 0 and theta % 10 == 0 and theta >= 4096:
+        theta, e = theta // 10, e + 1
+    return theta | e << 12 if 0 < theta < 4096 and e < 16 else 0
+
+
+def rotary_problems(values: Mapping[str, object]) -> List[str]:
+    """What is wrong with values' rotary options and dimensions (config.hpp's rules)."""
+    if values.get("rotary", "none") == "none":
+        return []
+    out = []
+    theta = values.get("rotary_theta", default("rotary_theta"))
+    if isinstance(theta, int) and (theta <= 1 or not theta_code(theta)):
+        out.append(f"rotary_theta={theta!r} is not allowed: use an integer > 1 of the form M * 10^E with M < 4096")
+    d, h = values.get("d_model"), values.get("heads")
+    if isinstance(d, int) and isinstance(h, int) and h > 0 and d % h == 0 and (d // h) % 2:
+        out.append(f"rotary positions turn pairs of dimensions: head_dim {d // h} (d_model / heads) must be even")
     return out
 
 
@@ -174,6 +202,8 @@ class EncoderSpec:
     no_norm_bias: bool = default("no_norm_bias")  # LayerNorms without beta
     rms_norm: bool = default("rms_norm")          # RMSNorm in place of LayerNorm (no beta)
     glu: bool = default("glu")                    # gated feed-forward (torch: the layer's linear3 is W3)
+    rotary: str = default("rotary")               # one of ROTARY_LAYOUTS
+    rotary_theta: int = default("rotary_theta")
 
 
 @dataclass(frozen=True)
@@ -262,6 +292,9 @@ def option_tags(spec: EncoderSpec) -> List[str]:
         tags.append("staticformer::rms_norm")
     if spec.glu:
         tags.append("staticformer::glu")
+    if spec.rotary != "none":
+        kind = "rotary" if spec.rotary == "halves" else "rotary_interleaved"
+        tags.append(f"staticformer::{kind}<{spec.rotary_theta}>")
     return tags
 
 

@@ -52,8 +52,9 @@ Layers without biases (MultiheadAttention(bias=False), Linear(bias=False), Layer
 bias: torch's bias=False) export as no_bias / no_norm_bias; from a state_dict, say so with
 --no-bias / --no-norm-bias. RMSNorm modules (torch's nn.RMSNorm, staticformer_torch.RMSNorm) in
 place of the LayerNorms export as rms_norm (--rms-norm from a state_dict); a layer with a
-linear3 beside linear1 (staticformer_torch.encoder_layer's glu) as glu (--glu). Anything staticformer does not compute (some biases but not others,
-separate key/value dimensions, add_bias_kv, LayerNorms with different epsilons, an unknown
+linear3 beside linear1 (staticformer_torch.encoder_layer's glu) as glu (--glu); a layer with a
+staticformer_torch.Rotary as rotary (--rotary halves|interleaved, --rotary-theta N). Anything
+staticformer does not compute (some biases but not others, separate key/value dimensions, add_bias_kv, LayerNorms with different epsilons, an unknown
 activation, ...) is refused with a message and exit status 2. Needs torch (1.13 or later) and numpy.
 
 The pieces are importable for other scripts: load_module(), extract_module(),
@@ -81,7 +82,7 @@ from torch import nn
 import encoder_schema
 import export_report
 from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, ENCODER_OPTIONS, FINAL_NORM_MEMBERS, LAYER_MEMBER,
-                            LAYER_MEMBERS, EncoderSpec, default)
+                            LAYER_MEMBERS, ROTARY_LAYOUTS, EncoderSpec, default, theta_code)
 
 PRECISIONS = ("f32", "f16", "int8")  # index = precision code in the blob
 TOOLS_DIR = Path(__file__).resolve().parent  # quantize_tool.hpp, the int8 quantiser program
@@ -223,6 +224,19 @@ def _gated(layer, where: str) -> bool:
     return True
 
 
+def _rotary(layer, where: str) -> tuple:
+    """(layout, theta) of the layer's rotary positions: ("none", default) without, else those of
+    its `rotary` (staticformer_torch.Rotary, which encoder_layer adds for rotary)."""
+    rotary = getattr(layer, "rotary", None)
+    if rotary is None:
+        return "none", default("rotary_theta")
+    layout, theta = getattr(rotary, "layout", None), getattr(rotary, "theta", None)
+    if layout not in encoder_schema.ROTARY_LAYOUTS[1:] or not isinstance(theta, int):
+        raise ExportError(f"{where}.rotary is {type(rotary).__name__}, not a staticformer_torch.Rotary "
+                          "(layout 'halves' or 'interleaved', an integer theta)")
+    return layout, theta
+
+
 def _layer_options(layer, i: int) -> tuple:
     """(d_model, heads, d_ff, norm_first, activation, eps) of one TransformerEncoderLayer."""
     where = f"layers[{i}]"
@@ -257,7 +271,8 @@ def _layer_options(layer, i: int) -> tuple:
         print("export_pytorch: note: torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate="
               "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
-            activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1, _gated(layer, where))
+            activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1, _gated(layer, where),
+            *_rotary(layer, where))
 
 
 def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
@@ -269,12 +284,12 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
     if not options:
         raise ExportError("the encoder has no layers")
     fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias", "rms_norm",
-              "glu")
+              "glu", "rotary", "rotary_theta")
     for i, other in enumerate(options[1:], start=1):
         for field, a, b in zip(fields, options[0], other):
             if a != b:
                 raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
-    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm, glu = options[0]
+    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm, glu, rotary, theta = options[0]
     if not encoder.layers[0].self_attn.batch_first:
         print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
               "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
@@ -289,7 +304,8 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
         if not rms_norm and (getattr(encoder.norm, "bias", None) is None) != no_norm_bias:
             raise ExportError("the final norm and the layers' LayerNorms differ in having a bias")
     spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
-                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm, glu=glu)
+                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm, glu=glu,
+                       rotary=rotary, rotary_theta=theta)
     check_spec(spec)
     return spec
 
@@ -303,6 +319,9 @@ def check_spec(spec: EncoderSpec) -> None:
     if spec.activation not in ACTIVATIONS:
         raise ExportError(f"unknown activation {spec.activation!r}")
     eps_option(spec.eps)  # raises if the epsilon has no layer_norm_eps spelling
+    problems = encoder_schema.rotary_problems(vars(spec))
+    if problems:
+        raise ExportError("; ".join(problems))
 
 
 # ---- weights from a state_dict --------------------------------------------------------------
@@ -580,7 +599,8 @@ def options_code(spec: EncoderSpec) -> int:
     return ((1 if spec.norm_first else 0) | (2 if spec.final_norm else 0) | (4 if spec.causal else 0) |
             (ACTIVATIONS.index(spec.activation) << 4) | (0x100 if spec.no_bias else 0) |
             (0x200 if spec.no_norm_bias or spec.rms_norm else 0) | (0x400 if spec.rms_norm else 0) |
-            (0x800 if spec.glu else 0))
+            (0x800 if spec.glu else 0) | (ROTARY_LAYOUTS.index(spec.rotary) << 12) |
+            (theta_code(spec.rotary_theta) << 16 if spec.rotary != "none" else 0))
 
 
 def blob_bytes(spec: EncoderSpec, weights: EncoderWeights, precision: str = "f32") -> bytes:
@@ -690,7 +710,8 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
 # ---- command line ---------------------------------------------------------------------------
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
-                    "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "glu", "prefix")
+                    "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "glu", "rotary", "rotary_theta",
+                    "prefix")
 
 
 def parse_args(argv):
@@ -739,6 +760,10 @@ def parse_args(argv):
                    help="a gated feed-forward: W3 under the layers' linear3 (staticformer::glu)")
     g.add_argument("--rms-norm", action="store_true", default=None,
                    help="RMSNorm (weight only) in place of every LayerNorm, --eps its eps")
+    g.add_argument("--rotary", choices=encoder_schema.ROTARY_LAYOUTS,
+                   help="rotary positions on queries and keys: 'halves' pairs (i, i + head_dim/2) as GPT-NeoX / "
+                        "Llama, 'interleaved' (2i, 2i + 1) as GPT-J; default: none")
+    g.add_argument("--rotary-theta", type=int, help=f"the rotary base, default: {default('rotary_theta')}")
     g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")
     args = p.parse_args(argv)
     if not args.header and not args.blob:

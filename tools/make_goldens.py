@@ -52,7 +52,7 @@ sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
 import model_export  # noqa: E402
 from staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier, encoder_layer,  # noqa: E402
-                                feed_forward, norm_of)
+                                feed_forward, norm_of, self_attention)
 from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
 
 
@@ -94,6 +94,12 @@ GOLDENS = [Golden(*row) for row in (
      6, 16, "module", False),
     ("geglu_post",           EncoderSpec(20, 4,  28,  8, 2, False, "gelu",      False, 1e-5, glu=True),
      7, 17, "state_dict", False),
+    # rotary positions: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases, rotate-halves; from a module),
+    # GPT-J's interleaved pairs with theta 500000, post-norm, masked keys (from a state_dict)
+    ("rope_pre_swiglu",      EncoderSpec(32, 4,  48, 10, 2, True,  "silu",      True,  1e-6, no_bias=True,
+                                         rms_norm=True, glu=True, rotary="halves"), 8, 18, "module", False),
+    ("rope_interleaved_post", EncoderSpec(24, 3, 40,  9, 2, False, "gelu",      False, 1e-5, rotary="interleaved",
+                                          rotary_theta=500000), 9, 19, "state_dict", False, (0, 3)),
     # key padding masks anywhere: left padding and a masked key between kept ones
     ("left_pad_post_relu",   EncoderSpec(32, 4,  64,  8, 2, False, "relu",      False, 1e-5),  8,  9, "module",     False,
      (0, 1, 2, 5)),
@@ -127,13 +133,14 @@ def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
 
 def run_layers(encoder: nn.TransformerEncoder, x: torch.Tensor, mask) -> torch.Tensor:
     """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it: its
-    fast-path checks read the LayerNorms' biases, which an RMSNorm lacks, and it knows no glu."""
+    fast-path checks read the LayerNorms' biases, which an RMSNorm lacks, and it knows no glu or
+    rotary positions."""
     for layer in encoder.layers:
         if layer.norm_first:
-            x = x + layer._sa_block(layer.norm1(x), None, mask)
+            x = x + self_attention(layer, layer.norm1(x), None, mask)
             x = x + feed_forward(layer, layer.norm2(x))
         else:
-            x = layer.norm1(x + layer._sa_block(x, None, mask))
+            x = layer.norm1(x + self_attention(layer, x, None, mask))
             x = layer.norm2(x + feed_forward(layer, x))
     return x if encoder.norm is None else encoder.norm(x)
 
@@ -150,7 +157,8 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, m
         # With gradients on, torch takes its math path: every query row computed, masked keys
         # at -inf (the fast path would drop the masked rows; torch 1.13's fails on bias=False).
         with torch.enable_grad():
-            by_layers = isinstance(encoder.layers[0].norm1, RMSNorm) or hasattr(encoder.layers[0], "linear3")
+            first = encoder.layers[0]
+            by_layers = isinstance(first.norm1, RMSNorm) or hasattr(first, "linear3") or hasattr(first, "rotary")
             out = (run_layers(encoder, x, mask) if by_layers else
                    encoder(x, src_key_padding_mask=mask)).detach()
     else:
@@ -298,13 +306,21 @@ MODEL_GOLDENS = [
                                                     pooling="cls", classes=3, norm_first=True, activation="silu",
                                                     final_norm=True, no_bias=True, rms_norm=True, glu=True),
                 9, 21, "module", (0, 1, 2)),
+    # NeoBERT-like token classifier: rotary positions alone (none added), pre-RMSNorm, SwiGLU, no
+    # biases, padding anywhere, mean pooling
+    ModelGolden("tokens_neobert", "classifier", dict(d_model=32, heads=4, d_ff=40, layers=2, seq_len=14,
+                                                     input="tokens", vocab=23, positions="none", pooling="mean",
+                                                     classes=5, norm_first=True, activation="silu", final_norm=True,
+                                                     no_bias=True, rms_norm=True, glu=True, rotary="halves"),
+                12, 22, "state_dict", (0, 5)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
 # numpy-drawn inputs (token ids, or standard-normal features / images), written raw (int32 or
 # float32) as the C++ quantiser reads them.
 MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max",
-                      "sensor_left_pad": "min_max", "tokens_rms_cls": "min_max", "sensor_swiglu": "min_max"}
+                      "sensor_left_pad": "min_max", "tokens_rms_cls": "min_max", "sensor_swiglu": "min_max",
+                      "tokens_neobert": "min_max"}
 MODEL_CALIBRATION_SAMPLES = 32
 
 
@@ -462,7 +478,8 @@ def main() -> int:
             s = g.spec
             encoder = build_encoder(s)
             x = torch.randn(1, s.seq_len, s.d_model)
-            y = run_torch(encoder, x, g.valid_len, g.masked, s.no_bias or s.no_norm_bias or s.rms_norm or s.glu)
+            y = run_torch(encoder, x, g.valid_len, g.masked,
+                          s.no_bias or s.no_norm_bias or s.rms_norm or s.glu or s.rotary != "none")
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))

@@ -18,7 +18,9 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
     rows = LayerNorm(rows)         embedding_norm=True
     rows = nn.TransformerEncoder(rows)   causal=True adds generate_square_subsequent_mask;
                                    key_padding_mask hides tokens' keys (src_key_padding_mask);
-                                   rms_norm=True: RMSNorm (below) for the encoder's LayerNorms
+                                   rms_norm=True: RMSNorm (below) for the encoder's LayerNorms;
+                                   rotary="halves" / "interleaved": Rotary (below) turns the
+                                   queries and keys of every layer (theta: rotary_theta)
     out  = rows | rows[0] | mean(kept rows)    pooling "none", "cls" or "mean" (kept: valid, not
                                    masked; a causal row with no key to attend gets a zero context
                                    in staticformer, NaN in torch: it is a masked row)
@@ -43,7 +45,7 @@ import torch
 from torch import nn
 
 from encoder_schema import (ACTIVATIONS, ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS,  # noqa: F401
-                            default, model_problems, option_problems)
+                            default, model_problems, option_problems, rotary_problems)
 
 # The options, their allowed values and defaults are encoder_schema's (ENCODER_OPTIONS,
 # MODEL_OPTIONS): those of staticformer's model_config and encoder_config.
@@ -84,6 +86,8 @@ class ClassifierConfig:
     no_norm_bias: bool = default("no_norm_bias")  # the encoder's LayerNorms without beta
     rms_norm: bool = default("rms_norm")          # RMSNorm in place of the encoder's LayerNorms
     glu: bool = default("glu")                    # gated feed-forward: linear2(act(linear1 x) * linear3 x)
+    rotary: str = default("rotary")               # rotary positions on queries and keys: "halves", "interleaved"
+    rotary_theta: int = default("rotary_theta")   # their base theta
 
     def __post_init__(self):
         if isinstance(self.image, list):
@@ -94,6 +98,7 @@ class ClassifierConfig:
         if not problems and self.d_model % self.heads:
             problems.append(f"d_model {self.d_model} is not divisible by heads {self.heads}")
         problems += option_problems(values, ENCODER_OPTIONS)
+        problems += rotary_problems(values)
         problems += model_problems(values, self.seq_len if not problems else None)
         if problems:
             raise ValueError("TransformerClassifier: " + "; ".join(problems))
@@ -150,6 +155,47 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight
 
 
+class Rotary(nn.Module):
+    """Rotary positions of queries or keys [..., rows, head_dim]: pair (a, b) of row pos turned by
+    pos * theta^(-2i / head_dim), a' = a cos - b sin, b' = b cos + a sin. Pairs (i, i + head_dim/2)
+    for layout "halves" (GPT-NeoX, Llama), (2i, 2i + 1) for "interleaved" (GPT-J). The angles
+    in float64, cos and sin rounded once to float32, as staticformer's compile-time tables are."""
+
+    def __init__(self, head_dim: int, layout: str, theta: int):
+        super().__init__()
+        self.head_dim, self.layout, self.theta = head_dim, layout, theta
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pairs = self.head_dim // 2
+        w = float(self.theta) ** (-torch.arange(pairs, dtype=torch.float64) / pairs)
+        angle = torch.arange(x.shape[-2], dtype=torch.float64).unsqueeze(1) * w
+        cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+        a, b = (x[..., :pairs], x[..., pairs:]) if self.layout == "halves" else (x[..., 0::2], x[..., 1::2])
+        turned = (a * cos - b * sin, b * cos + a * sin)
+        return torch.cat(turned, dim=-1) if self.layout == "halves" else torch.stack(turned, dim=-1).flatten(-2)
+
+
+def self_attention(layer: nn.TransformerEncoderLayer, x: torch.Tensor, attn_mask=None,
+                   key_padding_mask=None) -> torch.Tensor:
+    """The layer's self-attention on x [batch, rows, d_model] (batch_first), as its self_attn
+    computes it; a layer with a `rotary` (encoder_layer's rotary) turns the queries and keys first."""
+    attn = layer.self_attn
+    rotary = getattr(layer, "rotary", None)
+    if rotary is None:
+        return attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+    b, n, d = x.shape
+    h = attn.num_heads
+    q, k, v = (t.reshape(b, n, h, d // h).transpose(1, 2)
+               for t in nn.functional.linear(x, attn.in_proj_weight, attn.in_proj_bias).chunk(3, dim=-1))
+    scores = (rotary(q) / math.sqrt(d // h)) @ rotary(k).transpose(-2, -1)
+    if attn_mask is not None:
+        scores = scores.masked_fill(attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
+    if key_padding_mask is not None:
+        scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+    context = scores.softmax(dim=-1) @ v
+    return attn.out_proj(context.transpose(1, 2).reshape(b, n, d))
+
+
 def norm_of(c) -> nn.Module:
     """An encoder norm of c's options: RMSNorm (rms_norm), or a LayerNorm, without bias for no_norm_bias."""
     if c.rms_norm:
@@ -164,8 +210,8 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
     """One nn.TransformerEncoderLayer of c's options (a ClassifierConfig or an EncoderSpec):
     no_bias rebuilds its attention and feed-forward linear layers with bias=False, no_norm_bias
     drops its LayerNorms' bias (torch 2.1's bias=False does both at once), rms_norm makes them
-    RMSNorms, glu adds linear3 (W3, see feed_forward). (Run it by its parts, as TransformerClassifier.encode does: torch's fast path
-    takes LayerNorms only.)"""
+    RMSNorms, glu adds linear3 (W3, see feed_forward), rotary a Rotary (see self_attention). (Run it
+    by its parts, as TransformerClassifier.encode does: torch's fast path takes LayerNorms only.)"""
     d = c.d_model
     layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=TORCH_ACTIVATIONS[c.activation],
                                        layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
@@ -177,6 +223,8 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
         layer.norm1, layer.norm2 = norm_of(c), norm_of(c)
     if c.glu:
         layer.linear3 = nn.Linear(d, c.d_ff, bias=not c.no_bias)
+    if c.rotary != "none":
+        layer.rotary = Rotary(d // c.heads, c.rotary, c.rotary_theta)
     return layer
 
 
@@ -240,7 +288,7 @@ class TransformerClassifier(nn.Module):
             no_keys = (kept.cumsum(dim=1) == 0).unsqueeze(2)
         for layer in self.encoder.layers:
             def attend(x, layer=layer):
-                a = layer.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False)[0]
+                a = self_attention(layer, x, mask, padding)
                 if no_keys is None:
                     return a
                 return torch.where(no_keys, layer.self_attn.out_proj(torch.zeros_like(a[:, :1])), a)

@@ -28,8 +28,9 @@ namespace staticformer {
 //    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each)
 //    36     4  options: bit 0 pre_norm, bit 1 final_norm, bit 2 causal, bits 4..7 activation,
 //              bit 8 no_bias, bit 9 no_norm_bias, bit 10 rms_norm (which sets bit 9 too),
-//              bit 11 glu
-//              (0 relu, 1 gelu, 2 gelu_tanh, 3 silu)
+//              bit 11 glu, bits 12..13 rotary (0 none, 1 rotate-halves, 2 interleaved),
+//              bits 16..31 rotary theta = M * 10^E as M (bits 16..27) and E (bits 28..31)
+//              (activation: 0 relu, 1 gelu, 2 gelu_tanh, 3 silu)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits)
 //    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
 //              (f16) values, or the int8 layout of weights_int8.hpp, little-endian
@@ -56,7 +57,8 @@ template <class Cfg>
 constexpr std::uint32_t options_code =
     (Cfg::norm_first ? 1u : 0u) | (Cfg::has_final_norm ? 2u : 0u) | (Cfg::is_causal ? 4u : 0u) |
     (std::uint32_t(Cfg::activation) << 4) | (Cfg::has_bias ? 0u : 0x100u) | (Cfg::has_norm_bias ? 0u : 0x200u) |
-    (Cfg::is_rms_norm ? 0x400u : 0u) | (Cfg::is_gated ? 0x800u : 0u);
+    (Cfg::is_rms_norm ? 0x400u : 0u) | (Cfg::is_gated ? 0x800u : 0u) | (std::uint32_t(Cfg::rotary_kind) << 12) |
+    (Cfg::is_rotary ? detail::theta_code(Cfg::rotary_theta) << 16 : 0u);
 
 inline std::uint32_t crc32(const unsigned char* p, std::size_t n, std::uint32_t crc = 0) noexcept {
     crc = ~crc;

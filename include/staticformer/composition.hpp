@@ -49,6 +49,20 @@ struct tile_keys {
         return keys;
     }
 };
+// The sequence positions of the rows a step gets, from row r0 on: every row, or where rows were
+// gathered (keys of a masked sequence), the kept ones (rotary positions turn each by its own).
+struct row_positions {
+    int r0;
+    kept_keys rows;  // the rows present (no mask: all)
+
+    // f(r, position) for each of the first `count` rows present.
+    template <class F>
+    void each(int count, F&& f) const {
+        for (int r = 0, p = r0; r < count; ++p)
+            if (rows.kept(p)) f(r++, p);
+    }
+};
+
 // Every one of the n valid rows' keys kept.
 inline tile_keys all_keys(int n, int r0) noexcept { return {n, {}, r0, r0}; }
 
@@ -92,7 +106,9 @@ struct composition {
                 rows = gather_kept(x, r0, rows, mask, ws);
                 x = Steps::normed(ws);
             }
-            if (rows > 0) Steps::keys_and_values(w, block_input(w, before_attention{}, x, rows, ws), rows, stored, ws);
+            const row_positions at{r0, mask};
+            if (rows > 0)
+                Steps::keys_and_values(w, block_input(w, before_attention{}, x, rows, ws), rows, at, stored, ws);
             stored += rows;
         });
         return stored;
@@ -102,7 +118,7 @@ struct composition {
         tile_keys keys{store_keys_and_values(w, y, n, mask, ws), mask, 0, 0};
         each_tile<T>(n, [&](int r0, int rows) {
             value* x = y + r0 * D;
-            value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, ws);
+            value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, {r0, {}}, ws);
             keys.r0 = r0;
             Steps::attend(w, q, keys, rows, ws);  // their context in place of the queries
             for (int r = 0; r < rows; ++r) keys.kept_before += mask.kept(r0 + r);

@@ -122,6 +122,15 @@ struct rms_norm {};
 // it is SwiGLU, with gelu GeGLU, with relu ReGLU. W1 and W3 are stored side by side as one
 // matrix [d_model][2 d_ff], as the attention's projections are (weights.hpp).
 struct glu {};
+// Rotary position embedding on the queries and keys of every layer's attention (before the
+// 1 / sqrt(head_dim) scale): each head's dimension pairs turned by the angle pos * Theta^(-2i /
+// head_dim), pos the row's index in the sequence. rotary pairs dimension i with i + head_dim / 2
+// (rotate-halves: GPT-NeoX, Llama, ModernBERT), rotary_interleaved 2i with 2i + 1 (GPT-J). Theta
+// is an integer M * 10^E with M < 4096 (the blob stores it so): 10000, 160000, 500000, 1000000.
+template <int Theta = 10000>
+struct rotary {};
+template <int Theta = 10000>
+struct rotary_interleaved {};
 
 // LayerNorm epsilon = Mantissa * 10^Exponent10, e.g. layer_norm_eps<1, -6> is 1e-6.
 template <int Mantissa, int Exponent10>
@@ -165,6 +174,7 @@ using cortex_m_dsp = staticformer::cortex_m_dsp;  // its first name, when it liv
 }
 
 enum class activation_kind { relu, gelu, gelu_tanh, silu };  // (the blob's activation codes)
+enum class rotary_layout { none, halves, interleaved };         // (the blob's rotary codes)
 
 namespace detail {
 
@@ -180,6 +190,35 @@ struct is_eps<layer_norm_eps<M, E>> : std::true_type {
 };
 
 template <class T>
+struct is_rotary : std::false_type {};
+template <int Theta>
+struct is_rotary<rotary<Theta>> : std::true_type {
+    static constexpr rotary_layout layout = rotary_layout::halves;
+    static constexpr int theta = Theta;
+};
+template <int Theta>
+struct is_rotary<rotary_interleaved<Theta>> : std::true_type {
+    static constexpr rotary_layout layout = rotary_layout::interleaved;
+    static constexpr int theta = Theta;
+};
+template <>
+struct is_rotary<void> {
+    static constexpr rotary_layout layout = rotary_layout::none;
+    static constexpr int theta = 0;
+};
+
+// Theta as the blob's 16 bits: mantissa M < 4096 (bits 0..11) and exponent E < 16 (bits 12..15)
+// of the smallest E with Theta = M * 10^E; 0 where Theta has no such form.
+constexpr std::uint32_t theta_code(int theta) {
+    int e = 0;
+    while (theta > 0 && theta % 10 == 0 && theta >= 4096) theta /= 10, ++e;
+    return theta > 0 && theta < 4096 && e < 16 ? std::uint32_t(theta) | std::uint32_t(e) << 12 : 0u;
+}
+static_assert(theta_code(10000) == (1000u | 1u << 12) && theta_code(12) == 12u, "");
+static_assert(theta_code(1000000) == (1000u | 3u << 12) && theta_code(160000) == (1600u | 2u << 12), "");
+static_assert(theta_code(4097) == 0 && theta_code(0) == 0 && theta_code(4095) == 4095u, "");
+
+template <class T>
 struct is_tile : std::false_type {};
 template <int R>
 struct is_tile<tile_rows<R>> : std::true_type {
@@ -192,7 +231,8 @@ constexpr bool is_known_option =
     std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
     std::is_same<T, gelu_tanh>::value || std::is_same<T, silu>::value || std::is_same<T, final_norm>::value ||
     std::is_same<T, causal>::value || std::is_same<T, no_bias>::value || std::is_same<T, no_norm_bias>::value ||
-    std::is_same<T, rms_norm>::value || std::is_same<T, glu>::value || is_eps<T>::value || is_tile<T>::value;
+    std::is_same<T, rms_norm>::value || std::is_same<T, glu>::value || is_rotary<T>::value || is_eps<T>::value ||
+    is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
 template <template <class> class Pred, class Default, class... Ts>
@@ -226,8 +266,8 @@ struct encoder_config {
     static_assert(Heads <= 0 || DModel % Heads == 0, "d_model must be divisible by heads");
     static_assert((true && ... && detail::is_known_option<Options>),
                   "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, silu, "
-                  "final_norm, causal, no_bias, no_norm_bias, rms_norm, glu, layer_norm_eps<M, E> or "
-                  "tile_rows<N>");
+                  "final_norm, causal, no_bias, no_norm_bias, rms_norm, glu, rotary<Theta>, "
+                  "rotary_interleaved<Theta>, layer_norm_eps<M, E> or tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
     static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
@@ -239,6 +279,8 @@ struct encoder_config {
     static_assert(detail::count_of<no_norm_bias, Options...> <= 1, "no_norm_bias given twice");
     static_assert(detail::count_of<rms_norm, Options...> <= 1, "rms_norm given twice");
     static_assert(detail::count_of<glu, Options...> <= 1, "glu given twice");
+    static_assert((0 + ... + int(detail::is_rotary<Options>::value)) <= 1,
+                  "choose at most one of rotary<Theta> and rotary_interleaved<Theta>");
     static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
                   "layer_norm_eps given twice");
     static_assert((0 + ... + int(detail::is_tile<Options>::value)) <= 1, "tile_rows given twice");
@@ -263,6 +305,16 @@ struct encoder_config {
         : detail::count_of<gelu_tanh, Options...> ? activation_kind::gelu_tanh
         : detail::count_of<silu, Options...>      ? activation_kind::silu
                                                   : activation_kind::relu;
+
+    using rotary_option = typename detail::find_option<detail::is_rotary, void, Options...>::type;
+    static constexpr rotary_layout rotary_kind = detail::is_rotary<rotary_option>::layout;
+    static constexpr bool is_rotary = rotary_kind != rotary_layout::none;
+    static constexpr int rotary_theta = detail::is_rotary<rotary_option>::theta;  // 0 without rotary
+    static_assert(!is_rotary || rotary_theta > 1, "rotary theta must be greater than 1");
+    static_assert(!is_rotary || detail::theta_code(rotary_theta) != 0,
+                  "rotary theta must be M * 10^E with M < 4096 (the blob stores it so)");
+    static_assert(!is_rotary || (DModel / (Heads > 0 ? Heads : 1)) % 2 == 0,
+                  "rotary positions turn pairs of dimensions: head_dim (d_model / heads) must be even");
 
     using eps_option = typename detail::find_option<detail::is_eps, layer_norm_eps<1, -5>, Options...>::type;
     static constexpr int eps_mantissa = detail::is_eps<eps_option>::mantissa;

@@ -15,6 +15,7 @@
 #include "config.hpp"
 #include "kernels/backends.hpp"
 #include "math/finite.hpp"
+#include "math/rotary.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 
@@ -122,15 +123,31 @@ struct float_steps {
         norm(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), y);
     }
 
-    // Keys through the wide buffer into the transposed keys; values straight into theirs.
-    static void keys_and_values(const layer& w, const float* src, int rows, int r0, workspace& ws) noexcept {
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], values_of(w.qkv_b) + D, ws.wide);
-        K::template store_keys<D, S>(ws.wide, rows, r0, ws.keys_t);
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], values_of(w.qkv_b) + 2 * D, ws.values + r0 * D);
+    // Rotary positions: each row of queries or keys turned by its position's angles.
+    static void rotate(float* x, int rows, row_positions at) noexcept {
+        if constexpr (Cfg::is_rotary) {
+            constexpr int Dh = Cfg::head_dim;
+            constexpr bool interleaved = Cfg::rotary_kind == rotary_layout::interleaved;
+            constexpr auto& angles = math::rotary_angles<S, Dh / 2, Cfg::rotary_theta>;
+            at.each(rows, [&](int r, int p) {
+                K::template rotate<D, Dh, interleaved>(x + r * D, angles.cos[p], angles.sin[p]);
+            });
+        }
     }
-    // Queries of a tile in the wide buffer, scaled by 1 / sqrt(head_dim).
-    static float* queries(const layer& w, const float* src, int rows, workspace& ws) noexcept {
+    // Keys through the wide buffer (turned: rotary) into the transposed keys, stored from index
+    // `stored` on; values straight into theirs.
+    static void keys_and_values(const layer& w, const float* src, int rows, row_positions at, int stored,
+                                workspace& ws) noexcept {
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], values_of(w.qkv_b) + D, ws.wide);
+        rotate(ws.wide, rows, at);
+        K::template store_keys<D, S>(ws.wide, rows, stored, ws.keys_t);
+        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], values_of(w.qkv_b) + 2 * D,
+                                        ws.values + stored * D);
+    }
+    // Queries of a tile in the wide buffer (turned: rotary), scaled by 1 / sqrt(head_dim).
+    static float* queries(const layer& w, const float* src, int rows, row_positions at, workspace& ws) noexcept {
         K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], values_of(w.qkv_b), ws.wide);
+        rotate(ws.wide, rows, at);
         scale_queries<Cfg::head_dim>(ws.wide, rows * D);
         return ws.wide;
     }

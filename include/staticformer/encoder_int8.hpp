@@ -10,6 +10,7 @@
 #include "composition.hpp"
 #include "config.hpp"
 #include "kernels/backends.hpp"
+#include "math/rotary.hpp"
 #include "status.hpp"
 #include "weights_int8.hpp"
 
@@ -104,16 +105,31 @@ struct int8_steps {
         K::layer_norm(y, rows, w.final_norm.norm, y);
     }
 
-    // Keys, then values, of a tile through proj into the set's layouts.
-    static void keys_and_values(const layer& w, const std::int8_t* src, int rows, int r0, workspace& ws) noexcept {
+    // Rotary positions: each row of queries or keys turned by its position's Q14 angles.
+    static void rotate(std::int8_t* x, int rows, row_positions at) noexcept {
+        if constexpr (Cfg::is_rotary) {
+            constexpr bool interleaved = Cfg::rotary_kind == rotary_layout::interleaved;
+            constexpr auto& angles = math::rotary_angles_q14<S, Dh / 2, Cfg::rotary_theta>;
+            at.each(rows, [&](int r, int p) {
+                K::template rotate<D, Dh, interleaved>(x + r * D, angles.cos[p], angles.sin[p]);
+            });
+        }
+    }
+    // Keys (turned: rotary), then values, of a tile through proj into the set's layouts, stored
+    // from index `stored` on.
+    static void keys_and_values(const layer& w, const std::int8_t* src, int rows, row_positions at, int stored,
+                                workspace& ws) noexcept {
         K::linear(src, rows, w.key, ws.proj);
-        K::template store_keys<D, Dh, S>(ws.proj, rows, r0, ws.keys_t);
+        rotate(ws.proj, rows, at);
+        K::template store_keys<D, Dh, S>(ws.proj, rows, stored, ws.keys_t);
         K::linear(src, rows, w.value, ws.proj);
-        K::template store_values<D, Dh, S>(ws.proj, rows, r0, ws.values);
+        K::template store_values<D, Dh, S>(ws.proj, rows, stored, ws.values);
     }
     // (The queries' scale holds 1 / sqrt(head_dim): no step of its own.)
-    static std::int8_t* queries(const layer& w, const std::int8_t* src, int rows, workspace& ws) noexcept {
+    static std::int8_t* queries(const layer& w, const std::int8_t* src, int rows, row_positions at,
+                                workspace& ws) noexcept {
         K::linear(src, rows, w.query, ws.query);
+        rotate(ws.query, rows, at);
         return ws.query;
     }
     static void attend(const layer& w, std::int8_t*, const tile_keys& keys, int rows, workspace& ws) noexcept {

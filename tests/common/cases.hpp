@@ -35,9 +35,16 @@ using rms_pre = sf::encoder_config<28, 4, 48, 11, 2, sf::pre_norm, sf::silu, sf:
                                    sf::layer_norm_eps<1, -6>, sf::tile_rows<5>>;
 using swiglu_causal = sf::encoder_config<20, 4, 26, 10, 2, sf::pre_norm, sf::silu, sf::glu, sf::causal, sf::tile_rows<4>>;
 
+// Rotary positions: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases, rotate-halves), and GPT-J's
+// interleaved pairs with a larger theta, post-norm, in tiles of 2 rows.
+using rope_neobert = sf::encoder_config<32, 4, 40, 13, 2, sf::pre_norm, sf::silu, sf::glu, sf::rms_norm, sf::no_bias,
+                                        sf::final_norm, sf::rotary<10000>, sf::tile_rows<5>>;
+using rope_interleaved_post = sf::encoder_config<24, 3, 36, 9, 2, sf::gelu, sf::rotary_interleaved<500000>,
+                                                 sf::tile_rows<2>>;
+
 #define STATICFORMER_TEST_CASES(X)                                                                                   \
     X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \
-        X(silu_post) X(bias_free_pre) X(rms_pre) X(swiglu_causal)
+        X(silu_post) X(bias_free_pre) X(rms_pre) X(swiglu_causal) X(rope_neobert) X(rope_interleaved_post)
 
 // Weights for Cfg from a seed: matrices at their fan-in scale, biases small, LayerNorm gammas
 // around 1 and betas around 0.

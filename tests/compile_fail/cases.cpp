@@ -57,6 +57,12 @@ template sf::status run_all<cfg3, sf::f16>(const sf::encoder_weights<cfg3, sf::f
 template sf::status run_all<cfg, sf::int8>(const sf::encoder_weights<cfg, sf::int8>&, const std::int8_t*, std::int8_t*);
 template sf::status run_all<cfg2, sf::int8>(const sf::encoder_weights<cfg2, sf::int8>&, const std::int8_t*, std::int8_t*);
 template sf::status run_all<cfg3, sf::int8>(const sf::encoder_weights<cfg3, sf::int8>&, const std::int8_t*, std::int8_t*);
+using cfg4 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary_interleaved<160000>>;
+using cfg5 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary<>, sf::glu, sf::rms_norm>;
+static_assert(cfg4::is_rotary && cfg4::rotary_theta == 160000 && cfg5::rotary_theta == 10000, "");
+template sf::status run_all<cfg4, sf::f32>(const sf::encoder_weights<cfg4, sf::f32>&, const float*, float*);
+template sf::status run_all<cfg5, sf::f16>(const sf::encoder_weights<cfg5, sf::f16>&, const float*, float*);
+template sf::status run_all<cfg5, sf::int8>(const sf::encoder_weights<cfg5, sf::int8>&, const std::int8_t*, std::int8_t*);
 static_assert(2 * sizeof(sf::encoder_weights<cfg, sf::f16>) == sizeof(sf::encoder_weights<cfg, sf::f32>), "");
 static_assert(2 * sizeof(sf::encoder_weights<cfg3, sf::f16>) == sizeof(sf::encoder_weights<cfg3, sf::f32>), "");
 
@@ -124,6 +130,14 @@ constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_r
 constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_rows<0>>>;
 #elif CASE == 34
 constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::tile_rows<-2>>>;
+#elif CASE == 35
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::rotary<>, sf::rotary_interleaved<>>>;
+#elif CASE == 36
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::rotary<1>>>;
+#elif CASE == 37
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::rotary_interleaved<10001>>>;
+#elif CASE == 38  // head_dim 3
+constexpr auto probe = instantiate<sf::encoder_config<6, 2, 16, 4, 1, sf::rotary<10000>>>;
 
 // ---- encoder ----------------------------------------------------------------------------------
 #elif CASE == 40

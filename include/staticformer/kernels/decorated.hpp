@@ -34,7 +34,7 @@ namespace kernels {
 // What a hook is told an op is. scores and context are attention's two halves; an int8 set's
 // fused linear_activate and the int8 head's linear_wide count as linear; store_keys,
 // store_values and mean_rows are other.
-enum class op_kind { linear, scores, softmax, context, layer_norm, activation, gate, add, embed, other };
+enum class op_kind { linear, scores, softmax, context, layer_norm, activation, gate, add, embed, rotary, other };
 
 // Rows of a tensor an op reads or writes: rows x cols values, row r at data + r * stride.
 template <class T>
@@ -134,6 +134,12 @@ struct decorated_float : K {
         hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::multiply(y, a, b, n); },
                                     rows_of(b, 1, n), rows_of(y, 1, n));
     }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(float* x, const float* cos, const float* sin) noexcept {
+        hooked<op_kind::rotary, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template rotate<D, HeadDim, Interleaved>(x, cos, sin); },
+            rows_of(x, 1, D), rows_of(x, 1, D), cos);
+    }
     template <int D, class W>
     static void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
         hooked<op_kind::embed, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template embed<D>(table, ids, rows, y); },
@@ -220,6 +226,12 @@ struct decorated_int8 : K {
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
                                    rows_of(a, 1, n), rows_of(x, 1, n), &p);
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        hooked<op_kind::rotary, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template rotate<D, HeadDim, Interleaved>(x, cos, sin); },
+            rows_of(x, 1, D), rows_of(x, 1, D), cos);
     }
     template <int D>
     static void embed(const std::int8_t* table, const std::int32_t* ids, int rows, std::int8_t* y) noexcept {

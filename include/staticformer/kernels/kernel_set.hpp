@@ -30,6 +30,8 @@
 #include "reference/layer_norm_int8.hpp"
 #include "reference/linear.hpp"
 #include "reference/linear_int8.hpp"
+#include "reference/rotary.hpp"
+#include "reference/rotary_int8.hpp"
 #include "reference/softmax.hpp"
 #include "reference/softmax_int8.hpp"
 
@@ -83,6 +85,11 @@ struct float_kernels {
     static void add(float* y, const W* x, int n) noexcept { ref::add(y, x, n); }
     // A gated feed-forward's product, y = a * b (y may equal a or lie before it).
     static void multiply(float* y, const float* a, const float* b, int n) noexcept { ref::multiply(y, a, b, n); }
+    // Rotary positions: one row of D queries or keys turned in place by its angles (HeadDim / 2 of each).
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(float* x, const float* cos, const float* sin) noexcept {
+        ref::rotate<D, HeadDim, Interleaved>(x, cos, sin);
+    }
     // Model steps (reference/embedding.hpp): rows of an embedding table, the mean of n rows.
     template <int D, class W>
     static void embed(const W* table, const std::int32_t* ids, int rows, float* y) noexcept {
@@ -137,6 +144,11 @@ struct int8_kernels {
     // activate on y, in one pass (the encoder calls it for a feed-forward layer's first half).
     static constexpr bool fuses_activation = false;
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
+    // Rotary positions: one row of D queries or keys turned in place, cos and sin in Q14.
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        ref::rotate<D, HeadDim, Interleaved>(x, cos, sin);
+    }
     // A gated feed-forward's hidden rows (reference/glu_int8.hpp): row r's [a | b] (2F values at
     // 2 r F) becomes its F values table(a) * b at r F.
     template <int F>

@@ -50,6 +50,7 @@ struct recording {
     std::vector<observations> layer = std::vector<observations>(Cfg::layers);
     std::vector<float> input, final_in, final_out, output;
     int current_layer = 0;  // the layer of the last projection: attention and activation belong to it
+    point current = point::count;  // and its tensor: a rotary turn's belongs to it
 
     static void append(std::vector<float>& v, const float* p, std::size_t n) { v.insert(v.end(), p, p + n); }
 
@@ -138,6 +139,7 @@ struct record {
                     append(rec.layer[l][p], call.out);
                 }
                 rec.current_layer = l;
+                rec.current = p;
             }
         } else if constexpr (Kind == op_kind::layer_norm) {
             recording<Cfg>& rec = of(call.out.data);
@@ -152,6 +154,11 @@ struct record {
             append(*in, call.in);  // before the call: y may be x
             call();
             append(*out, call.out);
+        } else if constexpr (Kind == op_kind::rotary) {
+            // The turned queries or keys join their projection's values: their int8 scale covers both.
+            call();
+            recording<Cfg>& rec = of(call.out.data);
+            append(rec.layer[rec.current_layer][rec.current], call.out);
         } else if constexpr (Kind == op_kind::context || Kind == op_kind::activation || Kind == op_kind::gate) {
             call();
             recording<Cfg>& rec = of(call.out.data);

@@ -4,7 +4,8 @@
 //
 //   weights      per output channel, symmetric: scale = max |w| / 127, q = round(w / scale)
 //   activations  per tensor: queries, keys, values and attention context symmetric (zero point
-//                0); every other tensor asymmetric over [min(lo, 0), max(hi, 0)], 255 steps
+//                0; rotary: one range over the values before and after the turn, which
+//                keeps their scale); every other tensor asymmetric over [min(lo, 0), max(hi, 0)], 255 steps
 //   ranges       min-max of the calibration values, or their percentile (symmetric: of |x|;
 //                asymmetric: the (100 - p)th and pth)
 //   multipliers  m * 2^-shift with m < 2^15 (per-channel linear, add, LayerNorm gamma) or
