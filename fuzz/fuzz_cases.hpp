@@ -37,7 +37,8 @@ namespace sf = staticformer;
 // path).
 // The layer options of the blob's bits 8 to 31 too: f16's enc_a has no LayerNorm betas, int8's
 // RMSNorms, enc_b of f32 and int8 no linear biases and a gated feed-forward (SwiGLU); rotary
-// positions: enc_a of f32 and int8 (rotate-halves), f16's enc_b (interleaved).
+// positions: enc_a of f32 and int8 (rotate-halves), f16's enc_b (interleaved); multi-query
+// attention (kv_heads<1>, the blob's heads field): int8's enc_a, f32's and int8's enc_b.
 template <class P>
 using enc_a = std::conditional_t<
     std::is_same<P, sf::f16>::value,
@@ -45,14 +46,14 @@ using enc_a = std::conditional_t<
                        sf::no_norm_bias>,
     std::conditional_t<std::is_same<P, sf::int8>::value,
                        sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::rms_norm,
-                                          sf::rotary<10000>>,
+                                          sf::rotary<10000>, sf::kv_heads<1>>,
                        sf::encoder_config<8, 2, 16, 5, 2, sf::pre_norm, sf::gelu, sf::final_norm, sf::rotary<160000>>>>;
 template <class P>
 using enc_b = std::conditional_t<std::is_same<P, sf::f16>::value,
                                  sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::relu,
                                                     sf::rotary_interleaved<500000>>,
                                  sf::encoder_config<12, 2, 15, 9, 1, sf::post_norm, sf::silu, sf::causal, sf::no_bias,
-                                                    sf::glu>>;
+                                                    sf::glu, sf::kv_heads<1>>>;
 // Token ids over enc_b: scaled embeddings, sinusoidal positions, embedding LayerNorm, mean pooling, a head.
 template <class P>
 using token_model = sf::model_config<enc_b<P>, sf::token_input<11>, sf::scale_embedding, sf::sinusoidal_positions,

@@ -193,6 +193,20 @@ TEST(Blob, RotaryLayoutAndThetaMustMatch) {
     EXPECT_EQ(sf::blob::options_code<halves_big> >> 12, 1u | (500u | 3u << 12) << 4);  // 500 * 10^3
 }
 
+// Grouped-query attention's key heads sit in the heads field's high half; any other count of key
+// heads (all of them too) refuses the blob.
+TEST(Blob, KeyHeadsMustMatch) {
+    using plain = sf::encoder_config<24, 3, 40, 7, 2>;
+    using mqa = sf::encoder_config<24, 3, 40, 7, 2, sf::kv_heads<1>>;
+    using all = sf::encoder_config<24, 3, 40, 7, 2, sf::kv_heads<3>>;  // = plain
+    EXPECT_EQ((load_as<mqa, mqa>()), sf::status::ok);
+    EXPECT_EQ((load_as<all, plain>()), sf::status::ok);
+    EXPECT_EQ((load_as<mqa, plain>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ((load_as<plain, mqa>()), sf::status::blob_config_mismatch);
+    EXPECT_EQ(sf::blob::heads_code<mqa>, 3u | 1u << 16);
+    EXPECT_EQ(sf::blob::heads_code<all>, 3u);
+}
+
 // The weights do not depend on seq_len: a blob exported for one length runs a build with
 // another, and gives the same rows for the same valid input.
 TEST(Blob, AnySequenceLengthLoads) {

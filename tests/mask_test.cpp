@@ -2,7 +2,8 @@
 // biased encoder with zero biases and betas, bit for bit (f32, f16 and int8, whose quantiser
 // then gives the same bytes too); RMSNorm equals LayerNorm on rows of mean zero, and its formula;
 // glu with a unit gate equals the plain feed-forward; rotary kernels follow their formula, and
-// rotary attention depends on relative positions only.
+// rotary attention depends on relative positions only; grouped-query attention equals
+// multi-head attention with repeated key and value heads.
 // Key padding masks (mask.hpp), checked against the unmasked encoder: a masked key gets no
 // attention, so the rows whose keys are kept give, bit for bit, the output of the sequence of
 // those rows alone (causal too: row i's keys are the kept ones of rows 0..i, the compacted
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "common/cases.hpp"
@@ -365,9 +367,9 @@ TEST(EncoderOptions, RmsNormIsLayerNormAboutZero) {
 // kernel within float rounding of the formula in double, angles from std::cos / std::sin (not the
 // library's tables); the int8 kernel exactly round((a C - b S) / 2^14), C and S round(2^14 cos)
 // and round(2^14 sin) from the same formula. Both layouts, on the backend's kernels.
-template <class Backend, bool Interleaved>
+template <class Backend, bool Interleaved, int D, int Dh>
 void check_rotary_kernels() {
-    constexpr int D = 24, Dh = 8, theta = 500000;
+    constexpr int theta = 500000;
     splitmix64 g{0x707};
     for (int pos : {0, 1, 7, 30}) {
         std::vector<float> x(D), y(D), cos(Dh / 2), sin(Dh / 2);
@@ -398,11 +400,19 @@ void check_rotary_kernels() {
     }
 }
 
+// Heads of 4, 16 and 20 pairs: narrower than a vector, whole vectors, and a partial last one.
+template <class Backend>
+void check_rotary_widths() {
+    check_rotary_kernels<Backend, false, 24, 8>();
+    check_rotary_kernels<Backend, true, 24, 8>();
+    check_rotary_kernels<Backend, false, 64, 32>();
+    check_rotary_kernels<Backend, true, 64, 32>();
+    check_rotary_kernels<Backend, false, 80, 40>();
+}
+
 TEST(EncoderOptions, RotaryTurnsPairsByTheirAngles) {
-    check_rotary_kernels<sf::reference, false>();
-    check_rotary_kernels<sf::reference, true>();
-    check_rotary_kernels<sf::default_backend, false>();
-    check_rotary_kernels<sf::default_backend, true>();
+    check_rotary_widths<sf::reference>();
+    check_rotary_widths<sf::default_backend>();
 }
 
 // Rotary attention sees relative positions only: rows moved k places on (k masked rows before
@@ -430,6 +440,94 @@ TEST(EncoderOptions, RotarySeesRelativePositionsOnly) {
     check_rotary_shift<rope_neobert, sf::reference>("rope_neobert");
     check_rotary_shift<rope_neobert, sf::default_backend>("rope_neobert");
     check_rotary_shift<rope_interleaved_post, sf::reference>("rope_interleaved_post");
+}
+
+// Grouped-query attention is multi-head attention whose key and value heads repeat: a kv_heads
+// encoder equals, bit for bit, the plain encoder whose key and value projections hold each of
+// its key (value) heads kv_group times (f32, f16, and int8 whose min-max ranges see the same
+// values), unmasked and masked, with rotary positions on.
+using gqa = sf::encoder_config<24, 4, 40, 9, 2, sf::pre_norm, sf::gelu, sf::rotary<10000>, sf::kv_heads<2>>;
+using gqa_as_mha = sf::encoder_config<24, 4, 40, 9, 2, sf::pre_norm, sf::gelu, sf::rotary<10000>>;
+
+const sf::encoder_weights<gqa_as_mha, sf::f32>& repeated_heads() {
+    static sf::encoder_weights<gqa_as_mha, sf::f32> w{};
+    constexpr int D = 24, Dh = gqa::head_dim, KV = gqa::kv_dim, group = gqa::kv_group;
+    const auto& g = weights_for<gqa>();
+    for (int l = 0; l < 2; ++l) {
+        auto &to = w.layer[l];
+        const auto& from = g.layer[l];
+        for (int c = 0; c < D; ++c) {  // query columns as they are; key and value head c / Dh / group
+            const int k = c / Dh / group * Dh + c % Dh;
+            for (int i = 0; i < D; ++i) {
+                to.qkv_w[i][c] = from.qkv_w[i][c];
+                to.qkv_w[i][D + c] = from.qkv_w[i][D + k];
+                to.qkv_w[i][2 * D + c] = from.qkv_w[i][D + KV + k];
+            }
+            to.qkv_b[c] = from.qkv_b[c], to.qkv_b[D + c] = from.qkv_b[D + k], to.qkv_b[2 * D + c] = from.qkv_b[D + KV + k];
+        }
+        std::memcpy(to.out_w, from.out_w, sizeof to.out_w), std::memcpy(to.out_b, from.out_b, sizeof to.out_b);
+        std::memcpy(to.ff1_w, from.ff1_w, sizeof to.ff1_w), std::memcpy(to.ff1_b, from.ff1_b, sizeof to.ff1_b);
+        std::memcpy(to.ff2_w, from.ff2_w, sizeof to.ff2_w), std::memcpy(to.ff2_b, from.ff2_b, sizeof to.ff2_b);
+        for (auto [a, b] : {std::pair{to.norm1_gamma, from.norm1_gamma}, std::pair{to.norm1_beta, from.norm1_beta},
+                            std::pair{to.norm2_gamma, from.norm2_gamma}, std::pair{to.norm2_beta, from.norm2_beta}})
+            std::memcpy(a, b, D * sizeof(float));
+    }
+    return w;
+}
+
+template <class P, class Backend>
+void check_grouped_heads() {
+    using W = sf::encoder_weights<gqa_as_mha, P>;
+    static W mha;
+    if constexpr (std::is_same<P, sf::f32>::value) {
+        mha = repeated_heads();
+    } else if constexpr (std::is_same<P, sf::f16>::value) {
+        sf::convert_weights(repeated_heads(), mha);
+    } else {
+        sf::quant::calibrator<gqa_as_mha> c(repeated_heads());
+        sf::quant::calibrator<gqa> cg(weights_for<gqa>());
+        for (int k = 0; k < 4; ++k) {
+            std::vector<float> x(std::size_t(gqa::seq_len) * gqa::d_model);
+            splitmix64 g{0x6a0u + std::uint64_t(k)};
+            fill_uniform(x.data(), x.size(), g, 2.0f);
+            ASSERT_EQ(c.observe(x.data(), gqa::seq_len), sf::status::ok);
+            ASSERT_EQ(cg.observe(x.data(), gqa::seq_len), sf::status::ok);
+        }
+        c.quantize(mha);
+        static sf::encoder_weights<gqa, sf::int8> grouped;
+        cg.quantize(grouped);
+        static typename sf::encoder<gqa, P, Backend>::workspace_type ws;
+        static typename sf::encoder<gqa_as_mha, P, Backend>::workspace_type ws_mha;
+        const auto x = make_input_int8<gqa>(input_kind::normal);
+        std::vector<std::int8_t> a(x.size()), b(x.size());
+        ASSERT_EQ(sf::forward<Backend>(grouped, ws, x.data(), a.data(), gqa::seq_len), sf::status::ok);
+        ASSERT_EQ(sf::forward<Backend>(mha, ws_mha, x.data(), b.data(), gqa::seq_len), sf::status::ok);
+        EXPECT_EQ(a, b) << "int8";
+    }
+    if constexpr (!std::is_same<P, sf::int8>::value) {
+        static typename sf::encoder<gqa, P, Backend>::workspace_type ws;
+        static typename sf::encoder<gqa_as_mha, P, Backend>::workspace_type ws_mha;
+        const auto x = make_input<gqa>(input_kind::normal);
+        for (int n : valid_lens<gqa>()) {
+            const std::vector<std::uint8_t> mask = make_mask(input_kind::masked, gqa::seq_len, n);
+            for (const sf::key_padding_mask m : {sf::key_padding_mask{}, as_key_mask(mask)}) {
+                std::vector<float> a(x.size()), b(x.size());
+                ASSERT_EQ(sf::forward<Backend>(weights_for<gqa, P>(), ws, x.data(), a.data(), n, m), sf::status::ok);
+                ASSERT_EQ(sf::forward<Backend>(mha, ws_mha, x.data(), b.data(), n, m), sf::status::ok);
+                EXPECT_TRUE(bit_equal(a.data(), b.data(), a.size())) << precision_name<P> << " valid_len " << n;
+            }
+        }
+    }
+}
+
+TEST(EncoderOptions, GroupedQueryAttentionIsRepeatedKeyHeads) {
+    static_assert(sizeof(sf::encoder_weights<gqa, sf::f32>) < sizeof(sf::encoder_weights<gqa_as_mha, sf::f32>), "");
+    static_assert(sizeof(sf::workspace<gqa>) < sizeof(sf::workspace<gqa_as_mha>), "");
+    check_grouped_heads<sf::f32, sf::reference>();
+    check_grouped_heads<sf::f32, sf::default_backend>();
+    check_grouped_heads<sf::f16, sf::default_backend>();
+    check_grouped_heads<sf::int8, sf::reference>();
+    check_grouped_heads<sf::int8, sf::default_backend>();
 }
 
 // Models take the mask over their input tokens: a CLS row's key is always kept, so a mask hiding

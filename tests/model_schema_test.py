@@ -106,6 +106,9 @@ def cpp_encoder_defaults(text: str) -> dict:
     out["rotary"] = (_enum(text, "rotary_layout"), layout.group(1) if layout else None)
     theta = re.search(r"template <int Theta = (\d+)>\s*struct rotary \{\};", text)
     out["rotary_theta"] = (None, int(theta.group(1)) if theta else None)
+    # kv_heads: as many as heads without the option, which the schema's 0 says
+    kv = re.search(r"find_option<detail::is_kv_heads, staticformer::kv_heads<(\w+)>, Options\.\.\.>", text)
+    out["kv_heads"] = (None, 0 if kv and kv.group(1) == "Heads" else kv.group(1) if kv else None)
     eps = re.search(r"find_option<detail::is_eps, layer_norm_eps<(\d+), (-?\d+)>, Options\.\.\.>", text)
     if eps is None:
         out["eps"] = (None, None)
@@ -157,6 +160,7 @@ MUTATIONS = [  # (header, option, text, its replacement)
     (E, "eps", "layer_norm_eps<1, -5>, Options", "layer_norm_eps<1, -6>, Options"),
     (E, "norm_first", "count_of<pre_norm, Options...> == 1;", "count_of<pre_norm, Options...> == 0;"),
     (E, "rotary", "layout = rotary_layout::none;", "layout = rotary_layout::halves;"),
+    (E, "kv_heads", "staticformer::kv_heads<Heads>, Options", "staticformer::kv_heads<1>, Options"),
     (E, "rotary_theta", "template <int Theta = 10000>\nstruct rotary {};", "template <int Theta = 500000>\nstruct rotary {};"),
 ]
 for (text, parse, options), name, old, new in MUTATIONS:
@@ -220,7 +224,7 @@ check(tuple(staticformer_torch.TORCH_ACTIVATIONS) == schema.ACTIVATIONS and
 s = schema.EncoderSpec(24, 3, 40, 7, 3, norm_first=True, activation="gelu", final_norm=True, eps=1e-6, causal=True)
 flags = make_goldens.state_dict_option_flags(s)
 check(flags == ["--norm-first", "--activation", "gelu", "--final-norm", "--eps", "1e-06", "--causal", "--rotary", "none",
-                "--rotary-theta", "10000"],
+                "--rotary-theta", "10000", "--kv-heads", "0"],
       f"the goldens' state_dict flags state every schema option: {flags}")
 
 # ---- a bad option's message lists the allowed values -------------------------------------------

@@ -86,6 +86,8 @@ ENCODER_OPTIONS = (
            doc="rotary positions on queries and keys: pairs (i, i + head_dim/2) as GPT-NeoX / Llama "
                "(staticformer::rotary<theta>) or (2i, 2i + 1) as GPT-J (staticformer::rotary_interleaved<theta>)"),
     Option("rotary_theta", "count", 10000, doc="the rotary base theta: an integer M * 10^E with M < 4096"),
+    Option("kv_heads", "count", 0, doc="grouped-query attention: key and value heads, dividing heads; 1: multi-query; "
+                                       "0: as many as heads (staticformer::kv_heads<N>)"),
 )
 ENCODER_OPTION: Dict[str, Option] = {o.name: o for o in ENCODER_OPTIONS}
 
@@ -141,11 +143,14 @@ def theta_code(theta: int) -> int:
     return theta | e << 12 if 0 < theta < 4096 and e < 16 else 0
 
 
-def rotary_problems(values: Mapping[str, object]) -> List[str]:
-    """What is wrong with values' rotary options and dimensions (config.hpp's rules)."""
-    if values.get("rotary", "none") == "none":
-        return []
+def attention_problems(values: Mapping[str, object]) -> List[str]:
+    """What is wrong with values' rotary and kv_heads options for their dimensions (config.hpp's rules)."""
     out = []
+    kv, h = values.get("kv_heads", 0), values.get("heads")
+    if isinstance(kv, int) and kv > 0 and isinstance(h, int) and h > 0 and h % kv:
+        out.append(f"kv_heads={kv} is not allowed: it must divide heads ({h})")
+    if values.get("rotary", "none") == "none":
+        return out
     theta = values.get("rotary_theta", default("rotary_theta"))
     if isinstance(theta, int) and (theta <= 1 or not theta_code(theta)):
         out.append(f"rotary_theta={theta!r} is not allowed: use an integer > 1 of the form M * 10^E with M < 4096")
@@ -204,6 +209,12 @@ class EncoderSpec:
     glu: bool = default("glu")                    # gated feed-forward (torch: the layer's linear3 is W3)
     rotary: str = default("rotary")               # one of ROTARY_LAYOUTS
     rotary_theta: int = default("rotary_theta")
+    kv_heads: int = default("kv_heads")           # 0: as many as heads
+
+
+def kv_dim(spec) -> int:
+    """The outputs of the key (and of the value) projection: kv_heads * head_dim (kv_heads 0: heads)."""
+    return (spec.kv_heads or spec.heads) * (spec.d_model // spec.heads)
 
 
 @dataclass(frozen=True)
@@ -212,12 +223,12 @@ class Member:
     name: str       # C++ member name
     torch_key: str  # torch state_dict key; a layer's under "layers.<i>."
     role: str       # "matrix", "bias", "gamma" or "beta"
-    shape: Callable[[int, int], Tuple[int, ...]]  # C++ shape from (d_model, d_ff)
+    shape: Callable[[int, int, int], Tuple[int, ...]]  # C++ shape from (d_model, d_ff, kv_dim)
     gate_key: Optional[str] = None  # glu: the torch key of the gate's half (W3), stored after this one's
 
     def shape_of(self, spec: "EncoderSpec") -> Tuple[int, ...]:
         """The C++ shape in spec's weights: glu stores W3 beside W1 (twice the outputs)."""
-        shape = self.shape(spec.d_model, spec.d_ff)
+        shape = self.shape(spec.d_model, spec.d_ff, kv_dim(spec))
         return shape[:-1] + (2 * shape[-1],) if spec.glu and self.gate_key else shape
 
     def path(self, layer: Optional[int]) -> str:
@@ -237,24 +248,24 @@ class Member:
 
 # The members of one encoder layer, in struct order.
 LAYER_MEMBERS = (
-    Member("qkv_w", "self_attn.in_proj_weight", "matrix", lambda d, f: (d, 3 * d)),
-    Member("qkv_b", "self_attn.in_proj_bias", "bias", lambda d, f: (3 * d,)),
-    Member("out_w", "self_attn.out_proj.weight", "matrix", lambda d, f: (d, d)),
-    Member("out_b", "self_attn.out_proj.bias", "bias", lambda d, f: (d,)),
-    Member("ff1_w", "linear1.weight", "matrix", lambda d, f: (d, f), "linear3.weight"),
-    Member("ff1_b", "linear1.bias", "bias", lambda d, f: (f,), "linear3.bias"),
-    Member("ff2_w", "linear2.weight", "matrix", lambda d, f: (f, d)),
-    Member("ff2_b", "linear2.bias", "bias", lambda d, f: (d,)),
-    Member("norm1_gamma", "norm1.weight", "gamma", lambda d, f: (d,)),
-    Member("norm1_beta", "norm1.bias", "beta", lambda d, f: (d,)),
-    Member("norm2_gamma", "norm2.weight", "gamma", lambda d, f: (d,)),
-    Member("norm2_beta", "norm2.bias", "beta", lambda d, f: (d,)),
+    Member("qkv_w", "self_attn.in_proj_weight", "matrix", lambda d, f, k: (d, d + 2 * k)),
+    Member("qkv_b", "self_attn.in_proj_bias", "bias", lambda d, f, k: (d + 2 * k,)),
+    Member("out_w", "self_attn.out_proj.weight", "matrix", lambda d, f, k: (d, d)),
+    Member("out_b", "self_attn.out_proj.bias", "bias", lambda d, f, k: (d,)),
+    Member("ff1_w", "linear1.weight", "matrix", lambda d, f, k: (d, f), "linear3.weight"),
+    Member("ff1_b", "linear1.bias", "bias", lambda d, f, k: (f,), "linear3.bias"),
+    Member("ff2_w", "linear2.weight", "matrix", lambda d, f, k: (f, d)),
+    Member("ff2_b", "linear2.bias", "bias", lambda d, f, k: (d,)),
+    Member("norm1_gamma", "norm1.weight", "gamma", lambda d, f, k: (d,)),
+    Member("norm1_beta", "norm1.bias", "beta", lambda d, f, k: (d,)),
+    Member("norm2_gamma", "norm2.weight", "gamma", lambda d, f, k: (d,)),
+    Member("norm2_beta", "norm2.bias", "beta", lambda d, f, k: (d,)),
 )
 LAYER_MEMBER = {m.name: m for m in LAYER_MEMBERS}
 # The final LayerNorm after the last layer (configurations with final_norm), after the layers.
 FINAL_NORM_MEMBERS = (
-    Member("gamma", "norm.weight", "gamma", lambda d, f: (d,)),
-    Member("beta", "norm.bias", "beta", lambda d, f: (d,)),
+    Member("gamma", "norm.weight", "gamma", lambda d, f, k: (d,)),
+    Member("beta", "norm.bias", "beta", lambda d, f, k: (d,)),
 )
 
 
@@ -295,6 +306,8 @@ def option_tags(spec: EncoderSpec) -> List[str]:
     if spec.rotary != "none":
         kind = "rotary" if spec.rotary == "halves" else "rotary_interleaved"
         tags.append(f"staticformer::{kind}<{spec.rotary_theta}>")
+    if spec.kv_heads and spec.kv_heads != spec.heads:
+        tags.append(f"staticformer::kv_heads<{spec.kv_heads}>")
     return tags
 
 

@@ -53,7 +53,8 @@ bias: torch's bias=False) export as no_bias / no_norm_bias; from a state_dict, s
 --no-bias / --no-norm-bias. RMSNorm modules (torch's nn.RMSNorm, staticformer_torch.RMSNorm) in
 place of the LayerNorms export as rms_norm (--rms-norm from a state_dict); a layer with a
 linear3 beside linear1 (staticformer_torch.encoder_layer's glu) as glu (--glu); a layer with a
-staticformer_torch.Rotary as rotary (--rotary halves|interleaved, --rotary-theta N). Anything
+staticformer_torch.Rotary as rotary (--rotary halves|interleaved, --rotary-theta N); a
+staticformer_torch.GroupedAttention as kv_heads (--kv-heads N). Anything
 staticformer does not compute (some biases but not others, separate key/value dimensions, add_bias_kv, LayerNorms with different epsilons, an unknown
 activation, ...) is refused with a message and exit status 2. Needs torch (1.13 or later) and numpy.
 
@@ -237,6 +238,19 @@ def _rotary(layer, where: str) -> tuple:
     return layout, theta
 
 
+def _kv_heads(attn, where: str) -> int:
+    """Grouped-query attention's key heads (staticformer_torch.GroupedAttention's kv_heads); 0 for
+    multi-head attention."""
+    kv = getattr(attn, "kv_heads", attn.num_heads)
+    if not isinstance(kv, int) or kv <= 0 or attn.num_heads % kv:
+        raise ExportError(f"{where}.self_attn has kv_heads {kv!r}: it must divide num_heads {attn.num_heads}")
+    rows = attn.embed_dim + 2 * kv * (attn.embed_dim // attn.num_heads)
+    if tuple(attn.in_proj_weight.shape) != (rows, attn.embed_dim):
+        raise ExportError(f"{where}.self_attn.in_proj_weight is {tuple(attn.in_proj_weight.shape)}, expected "
+                          f"({rows}, {attn.embed_dim}) for {kv} key heads")
+    return 0 if kv == attn.num_heads else kv
+
+
 def _layer_options(layer, i: int) -> tuple:
     """(d_model, heads, d_ff, norm_first, activation, eps) of one TransformerEncoderLayer."""
     where = f"layers[{i}]"
@@ -272,7 +286,7 @@ def _layer_options(layer, i: int) -> tuple:
               "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
             activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1, _gated(layer, where),
-            *_rotary(layer, where))
+            *_rotary(layer, where), _kv_heads(attn, where))
 
 
 def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
@@ -284,12 +298,12 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
     if not options:
         raise ExportError("the encoder has no layers")
     fields = ("d_model", "heads", "d_ff", "norm_first", "activation", "eps", "no_bias", "no_norm_bias", "rms_norm",
-              "glu", "rotary", "rotary_theta")
+              "glu", "rotary", "rotary_theta", "kv_heads")
     for i, other in enumerate(options[1:], start=1):
         for field, a, b in zip(fields, options[0], other):
             if a != b:
                 raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
-    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm, glu, rotary, theta = options[0]
+    d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm, glu, rotary, theta, kv = options[0]
     if not encoder.layers[0].self_attn.batch_first:
         print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
               "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
@@ -305,7 +319,7 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
             raise ExportError("the final norm and the layers' LayerNorms differ in having a bias")
     spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
                        final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm, glu=glu,
-                       rotary=rotary, rotary_theta=theta)
+                       rotary=rotary, rotary_theta=theta, kv_heads=kv)
     check_spec(spec)
     return spec
 
@@ -319,7 +333,7 @@ def check_spec(spec: EncoderSpec) -> None:
     if spec.activation not in ACTIVATIONS:
         raise ExportError(f"unknown activation {spec.activation!r}")
     eps_option(spec.eps)  # raises if the epsilon has no layer_norm_eps spelling
-    problems = encoder_schema.rotary_problems(vars(spec))
+    problems = encoder_schema.attention_problems(vars(spec))
     if problems:
         raise ExportError("; ".join(problems))
 
@@ -352,11 +366,12 @@ def extract_state_dict(state_dict: dict, spec: EncoderSpec, prefix: str = "") ->
     final_norm = {} if spec.final_norm else None
     for i, m in encoder_schema.weight_members(spec.layers, spec.final_norm, spec):
         arrays = final_norm if i is None else layers[i]
-        arrays[m.name] = _take(state, m.key(i), m.shape(spec.d_model, spec.d_ff))
+        shape = m.shape(spec.d_model, spec.d_ff, encoder_schema.kv_dim(spec))  # glu: W1's (W3's below)
+        arrays[m.name] = _take(state, m.key(i), shape)
         used.add(m.key(i))
         if spec.glu and m.gate_key:  # W3 (and its bias) beside W1's
             gate_key = m.gate_key if i is None else f"layers.{i}.{m.gate_key}"
-            gate = _take(state, gate_key, m.shape(spec.d_model, spec.d_ff))
+            gate = _take(state, gate_key, shape)
             arrays[m.name] = np.ascontiguousarray(np.concatenate([arrays[m.name], gate], axis=-1))
             used.add(gate_key)
     unused = sorted(set(state) - used)
@@ -603,11 +618,16 @@ def options_code(spec: EncoderSpec) -> int:
             (theta_code(spec.rotary_theta) << 16 if spec.rotary != "none" else 0))
 
 
+def heads_code(spec: EncoderSpec) -> int:
+    """The blob's heads field: heads, and grouped-query attention's kv_heads in bits 16..31 (blob.hpp)."""
+    return spec.heads | (spec.kv_heads << 16 if spec.kv_heads and spec.kv_heads != spec.heads else 0)
+
+
 def blob_bytes(spec: EncoderSpec, weights: EncoderWeights, precision: str = "f32") -> bytes:
     payload = payload_bytes(weights, precision)
     eps_bits = int(np.frombuffer(spec_eps32(spec).astype("<f4").tobytes(), dtype="<u4")[0])
     head = HEADER_FIELDS.pack(BLOB_MAGIC, BLOB_VERSION, BLOB_HEADER_BYTES, BYTE_ORDER_MARK,
-                              spec.d_model, spec.heads, spec.d_ff, spec.seq_len, spec.layers,
+                              spec.d_model, heads_code(spec), spec.d_ff, spec.seq_len, spec.layers,
                               options_code(spec), eps_bits, PRECISIONS.index(precision),
                               len(payload), zlib.crc32(payload))
     head += struct.pack("<I", zlib.crc32(head))
@@ -711,7 +731,7 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
                     "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "glu", "rotary", "rotary_theta",
-                    "prefix")
+                    "kv_heads", "prefix")
 
 
 def parse_args(argv):
@@ -764,6 +784,8 @@ def parse_args(argv):
                    help="rotary positions on queries and keys: 'halves' pairs (i, i + head_dim/2) as GPT-NeoX / "
                         "Llama, 'interleaved' (2i, 2i + 1) as GPT-J; default: none")
     g.add_argument("--rotary-theta", type=int, help=f"the rotary base, default: {default('rotary_theta')}")
+    g.add_argument("--kv-heads", type=int, help="grouped-query attention: key and value heads (dividing --heads; "
+                   "in_proj_weight then has d_model + 2 kv_heads head_dim rows); default: as many as --heads")
     g.add_argument("--prefix", help="key prefix of the encoder in the state_dict, e.g. 'encoder.'")
     args = p.parse_args(argv)
     if not args.header and not args.blob:

@@ -49,7 +49,7 @@ def weight_values(spec):
         return k / 512.0 * 2.0 ** -3
 
     for _, m in encoder_schema.weight_members(spec.layers, spec.final_norm):
-        shape = m.shape(spec.d_model, spec.d_ff)  # matrices w[in][out]: fan_in is the first dimension
+        shape = m.shape(spec.d_model, spec.d_ff, spec.d_model)  # matrices w[in][out]: fan_in is the first dimension
         for _ in range(math.prod(shape)):
             yield value(m.role, shape[0])
 

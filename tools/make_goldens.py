@@ -94,10 +94,14 @@ GOLDENS = [Golden(*row) for row in (
      6, 16, "module", False),
     ("geglu_post",           EncoderSpec(20, 4,  28,  8, 2, False, "gelu",      False, 1e-5, glu=True),
      7, 17, "state_dict", False),
-    # rotary positions: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases, rotate-halves; from a module),
-    # GPT-J's interleaved pairs with theta 500000, post-norm, masked keys (from a state_dict)
+    # rotary positions: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases, rotate-halves, 2 key heads
+    # for 4; from a module), GPT-J's interleaved pairs with theta 500000, post-norm, masked keys
+    # (from a state_dict); multi-query attention alone (one key head for 4, from a state_dict)
     ("rope_pre_swiglu",      EncoderSpec(32, 4,  48, 10, 2, True,  "silu",      True,  1e-6, no_bias=True,
-                                         rms_norm=True, glu=True, rotary="halves"), 8, 18, "module", False),
+                                         rms_norm=True, glu=True, rotary="halves", kv_heads=2), 8, 18, "module",
+     False),
+    ("mqa_post_relu",        EncoderSpec(32, 4,  56,  9, 2, False, "relu",      True,  1e-5, kv_heads=1), 7, 23,
+     "state_dict", False, (2,)),
     ("rope_interleaved_post", EncoderSpec(24, 3, 40,  9, 2, False, "gelu",      False, 1e-5, rotary="interleaved",
                                           rotary_theta=500000), 9, 19, "state_dict", False, (0, 3)),
     # key padding masks anywhere: left padding and a masked key between kept ones
@@ -158,7 +162,8 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, m
         # at -inf (the fast path would drop the masked rows; torch 1.13's fails on bias=False).
         with torch.enable_grad():
             first = encoder.layers[0]
-            by_layers = isinstance(first.norm1, RMSNorm) or hasattr(first, "linear3") or hasattr(first, "rotary")
+            by_layers = (isinstance(first.norm1, RMSNorm) or hasattr(first, "linear3") or hasattr(first, "rotary")
+                         or hasattr(first.self_attn, "kv_heads"))
             out = (run_layers(encoder, x, mask) if by_layers else
                    encoder(x, src_key_padding_mask=mask)).detach()
     else:
@@ -307,11 +312,12 @@ MODEL_GOLDENS = [
                                                     final_norm=True, no_bias=True, rms_norm=True, glu=True),
                 9, 21, "module", (0, 1, 2)),
     # NeoBERT-like token classifier: rotary positions alone (none added), pre-RMSNorm, SwiGLU, no
-    # biases, padding anywhere, mean pooling
+    # biases, grouped-query attention (2 key heads for 4), padding anywhere, mean pooling
     ModelGolden("tokens_neobert", "classifier", dict(d_model=32, heads=4, d_ff=40, layers=2, seq_len=14,
                                                      input="tokens", vocab=23, positions="none", pooling="mean",
                                                      classes=5, norm_first=True, activation="silu", final_norm=True,
-                                                     no_bias=True, rms_norm=True, glu=True, rotary="halves"),
+                                                     no_bias=True, rms_norm=True, glu=True, rotary="halves",
+                                                     kv_heads=2),
                 12, 22, "state_dict", (0, 5)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
@@ -479,7 +485,7 @@ def main() -> int:
             encoder = build_encoder(s)
             x = torch.randn(1, s.seq_len, s.d_model)
             y = run_torch(encoder, x, g.valid_len, g.masked,
-                          s.no_bias or s.no_norm_bias or s.rms_norm or s.glu or s.rotary != "none")
+                          s.no_bias or s.no_norm_bias or s.rms_norm or s.glu or s.rotary != "none" or s.kv_heads)
             out = args.out / g.name
             out.mkdir(exist_ok=True)
             export_blob(g, encoder, out, Path(tmp))

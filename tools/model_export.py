@@ -335,7 +335,7 @@ def blob_bytes(spec: ModelSpec, weights: ModelWeights, precision: str = "f32") -
     eps_bits = int(np.frombuffer(ep.spec_eps32(e).astype("<f4").tobytes(), dtype="<u4")[0])
     rows = dict(weights.parts)["positions"][0][2].shape[0] if spec.positions == "learned" else 0
     head = MODEL_FIELDS.pack(MODEL_MAGIC, MODEL_VERSION, MODEL_HEADER_BYTES, ep.BYTE_ORDER_MARK,
-                             e.d_model, e.heads, e.d_ff, e.seq_len, e.layers, ep.options_code(e), eps_bits,
+                             e.d_model, ep.heads_code(e), e.d_ff, e.seq_len, e.layers, ep.options_code(e), eps_bits,
                              ep.PRECISIONS.index(precision), len(payload),
                              INPUTS.index(spec.input), spec.vocab, spec.features, *spec.image, spec.patch,
                              model_options(spec), spec.classes, rows, zlib.crc32(payload))

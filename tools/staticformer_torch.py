@@ -20,7 +20,8 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
                                    key_padding_mask hides tokens' keys (src_key_padding_mask);
                                    rms_norm=True: RMSNorm (below) for the encoder's LayerNorms;
                                    rotary="halves" / "interleaved": Rotary (below) turns the
-                                   queries and keys of every layer (theta: rotary_theta)
+                                   queries and keys of every layer (theta: rotary_theta);
+                                   kv_heads: GroupedAttention (below), grouped-query attention
     out  = rows | rows[0] | mean(kept rows)    pooling "none", "cls" or "mean" (kept: valid, not
                                    masked; a causal row with no key to attend gets a zero context
                                    in staticformer, NaN in torch: it is a masked row)
@@ -45,7 +46,7 @@ import torch
 from torch import nn
 
 from encoder_schema import (ACTIVATIONS, ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS,  # noqa: F401
-                            default, model_problems, option_problems, rotary_problems)
+                            default, model_problems, option_problems, attention_problems)
 
 # The options, their allowed values and defaults are encoder_schema's (ENCODER_OPTIONS,
 # MODEL_OPTIONS): those of staticformer's model_config and encoder_config.
@@ -88,6 +89,7 @@ class ClassifierConfig:
     glu: bool = default("glu")                    # gated feed-forward: linear2(act(linear1 x) * linear3 x)
     rotary: str = default("rotary")               # rotary positions on queries and keys: "halves", "interleaved"
     rotary_theta: int = default("rotary_theta")   # their base theta
+    kv_heads: int = default("kv_heads")           # grouped-query attention's key heads (0: heads)
 
     def __post_init__(self):
         if isinstance(self.image, list):
@@ -98,7 +100,7 @@ class ClassifierConfig:
         if not problems and self.d_model % self.heads:
             problems.append(f"d_model {self.d_model} is not divisible by heads {self.heads}")
         problems += option_problems(values, ENCODER_OPTIONS)
-        problems += rotary_problems(values)
+        problems += attention_problems(values)
         problems += model_problems(values, self.seq_len if not problems else None)
         if problems:
             raise ValueError("TransformerClassifier: " + "; ".join(problems))
@@ -175,25 +177,60 @@ class Rotary(nn.Module):
         return torch.cat(turned, dim=-1) if self.layout == "halves" else torch.stack(turned, dim=-1).flatten(-2)
 
 
-def self_attention(layer: nn.TransformerEncoderLayer, x: torch.Tensor, attn_mask=None,
-                   key_padding_mask=None) -> torch.Tensor:
-    """The layer's self-attention on x [batch, rows, d_model] (batch_first), as its self_attn
-    computes it; a layer with a `rotary` (encoder_layer's rotary) turns the queries and keys first."""
-    attn = layer.self_attn
-    rotary = getattr(layer, "rotary", None)
-    if rotary is None:
-        return attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+def attention(attn, x: torch.Tensor, rotary=None, attn_mask=None, key_padding_mask=None) -> torch.Tensor:
+    """Self-attention on x [batch, rows, d_model] with attn's in_proj_weight / in_proj_bias (the
+    query's rows, then the key's and the value's, kv_heads * head_dim each) and out_proj, written
+    out as nn.MultiheadAttention's math path: rotary (a Rotary, or None) turns the queries and keys,
+    and each key and value head serves num_heads / kv_heads query heads."""
     b, n, d = x.shape
     h = attn.num_heads
-    q, k, v = (t.reshape(b, n, h, d // h).transpose(1, 2)
-               for t in nn.functional.linear(x, attn.in_proj_weight, attn.in_proj_bias).chunk(3, dim=-1))
-    scores = (rotary(q) / math.sqrt(d // h)) @ rotary(k).transpose(-2, -1)
+    kv = getattr(attn, "kv_heads", h)
+    dh = d // h
+    q, k, v = nn.functional.linear(x, attn.in_proj_weight, attn.in_proj_bias).split([d, kv * dh, kv * dh], dim=-1)
+    q = q.reshape(b, n, h, dh).transpose(1, 2)
+    k, v = (t.reshape(b, n, kv, dh).transpose(1, 2).repeat_interleave(h // kv, dim=1) for t in (k, v))
+    if rotary is not None:
+        q, k = rotary(q), rotary(k)
+    scores = (q / math.sqrt(dh)) @ k.transpose(-2, -1)
     if attn_mask is not None:
         scores = scores.masked_fill(attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
     if key_padding_mask is not None:
         scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
     context = scores.softmax(dim=-1) @ v
     return attn.out_proj(context.transpose(1, 2).reshape(b, n, d))
+
+
+class GroupedAttention(nn.Module):
+    """Grouped-query self-attention (kv_heads key and value heads, each shared by heads / kv_heads
+    query heads; kv_heads 1: multi-query), laid out as nn.MultiheadAttention is: in_proj_weight
+    [d_model + 2 kv_heads head_dim, d_model] (query, key, value rows), in_proj_bias, out_proj.
+    Called as a MultiheadAttention (batch_first), it returns (output, None)."""
+
+    def __init__(self, d_model: int, heads: int, kv_heads: int, bias: bool = True):
+        super().__init__()
+        self.embed_dim, self.num_heads, self.kv_heads = d_model, heads, kv_heads
+        self.batch_first, self._qkv_same_embed_dim = True, True
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn, self.dropout = False, 0.0
+        rows = d_model + 2 * kv_heads * (d_model // heads)
+        self.in_proj_weight = nn.Parameter(torch.empty(rows, d_model))
+        nn.init.xavier_uniform_(self.in_proj_weight)
+        self.in_proj_bias = nn.Parameter(torch.zeros(rows)) if bias else None
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+
+    def forward(self, query, key=None, value=None, attn_mask=None, key_padding_mask=None, need_weights=False,
+                **_):
+        return attention(self, query, None, attn_mask, key_padding_mask), None
+
+
+def self_attention(layer: nn.TransformerEncoderLayer, x: torch.Tensor, attn_mask=None,
+                   key_padding_mask=None) -> torch.Tensor:
+    """The layer's self-attention on x [batch, rows, d_model] (batch_first), as its self_attn
+    computes it; a layer with a `rotary` (encoder_layer's rotary) turns the queries and keys first."""
+    rotary = getattr(layer, "rotary", None)
+    if rotary is None:
+        return layer.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+    return attention(layer.self_attn, x, rotary, attn_mask, key_padding_mask)
 
 
 def norm_of(c) -> nn.Module:
@@ -210,7 +247,8 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
     """One nn.TransformerEncoderLayer of c's options (a ClassifierConfig or an EncoderSpec):
     no_bias rebuilds its attention and feed-forward linear layers with bias=False, no_norm_bias
     drops its LayerNorms' bias (torch 2.1's bias=False does both at once), rms_norm makes them
-    RMSNorms, glu adds linear3 (W3, see feed_forward), rotary a Rotary (see self_attention). (Run it
+    RMSNorms, glu adds linear3 (W3, see feed_forward), rotary a Rotary (see self_attention), kv_heads
+    makes self_attn a GroupedAttention. (Run it
     by its parts, as TransformerClassifier.encode does: torch's fast path takes LayerNorms only.)"""
     d = c.d_model
     layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=TORCH_ACTIVATIONS[c.activation],
@@ -219,6 +257,8 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
         layer.self_attn = nn.MultiheadAttention(d, c.heads, dropout=0.0, bias=False, batch_first=True)
         layer.linear1 = nn.Linear(d, c.d_ff, bias=False)
         layer.linear2 = nn.Linear(c.d_ff, d, bias=False)
+    if c.kv_heads and c.kv_heads != c.heads:
+        layer.self_attn = GroupedAttention(d, c.heads, c.kv_heads, bias=not c.no_bias)
     if c.no_norm_bias or c.rms_norm:
         layer.norm1, layer.norm2 = norm_of(c), norm_of(c)
     if c.glu:

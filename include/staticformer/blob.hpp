@@ -25,7 +25,8 @@ namespace staticformer {
 //              are read too)
 //     8     4  header size in bytes (64)
 //    12     4  byte-order mark 0x01020304 as written by the producer
-//    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each)
+//    16    20  d_model, heads, d_ff, seq_len, layers (uint32 each); heads holds kv_heads in its
+//              bits 16..31 where the configuration has kv_heads<N> with N < heads (heads_code)
 //    36     4  options: bit 0 pre_norm, bit 1 final_norm, bit 2 causal, bits 4..7 activation,
 //              bit 8 no_bias, bit 9 no_norm_bias, bit 10 rms_norm (which sets bit 9 too),
 //              bit 11 glu, bits 12..13 rotary (0 none, 1 rotate-halves, 2 interleaved),
@@ -52,6 +53,11 @@ constexpr char model_magic[4] = {'S', 'F', 'W', 'M'};  // a model blob (model_he
 
 template <class P>
 constexpr std::uint32_t precision_code = std::is_same<P, f32>::value ? 0u : std::is_same<P, f16>::value ? 1u : 2u;
+
+// The heads field: heads, and a grouped-query attention's key heads above (0: as many as heads).
+template <class Cfg>
+constexpr std::uint32_t heads_code =
+    std::uint32_t(Cfg::heads) | (Cfg::kv_heads != Cfg::heads ? std::uint32_t(Cfg::kv_heads) << 16 : 0u);
 
 template <class Cfg>
 constexpr std::uint32_t options_code =
@@ -95,7 +101,7 @@ inline void fill_common(Header& h, const char (&kind)[4], std::uint32_t v, std::
     h.header_bytes = sizeof(Header);
     h.byte_order = byte_order_mark;
     h.d_model = Cfg::d_model;
-    h.heads = Cfg::heads;
+    h.heads = heads_code<Cfg>;
     h.d_ff = Cfg::d_ff;
     h.seq_len = Cfg::seq_len;
     h.layers = Cfg::layers;
@@ -118,7 +124,7 @@ inline status check_common(const Header& h, const unsigned char* bytes, bool ver
     if (!version_read || h.header_bytes != sizeof(Header)) return status::blob_bad_version;
     std::uint32_t eps_bits;
     std::memcpy(&eps_bits, &Cfg::eps, 4);
-    if (h.d_model != std::uint32_t(Cfg::d_model) || h.heads != std::uint32_t(Cfg::heads) ||
+    if (h.d_model != std::uint32_t(Cfg::d_model) || h.heads != heads_code<Cfg> ||
         h.d_ff != std::uint32_t(Cfg::d_ff) || h.seq_len == 0 || h.layers != std::uint32_t(Cfg::layers) ||
         h.options != options_code<Cfg> || h.eps_bits != eps_bits)
         return status::blob_config_mismatch;

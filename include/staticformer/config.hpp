@@ -122,6 +122,11 @@ struct rms_norm {};
 // it is SwiGLU, with gelu GeGLU, with relu ReGLU. W1 and W3 are stored side by side as one
 // matrix [d_model][2 d_ff], as the attention's projections are (weights.hpp).
 struct glu {};
+// Grouped-query attention: N key and value heads, each shared by heads / N query heads (query
+// head h reads key and value head h / (heads / N)); kv_heads<1> is multi-query attention. The
+// key and value projections then have N * head_dim outputs each. Without it, kv_heads = heads.
+template <int N>
+struct kv_heads {};
 // Rotary position embedding on the queries and keys of every layer's attention (before the
 // 1 / sqrt(head_dim) scale): each head's dimension pairs turned by the angle pos * Theta^(-2i /
 // head_dim), pos the row's index in the sequence. rotary pairs dimension i with i + head_dim / 2
@@ -219,6 +224,13 @@ static_assert(theta_code(1000000) == (1000u | 3u << 12) && theta_code(160000) ==
 static_assert(theta_code(4097) == 0 && theta_code(0) == 0 && theta_code(4095) == 4095u, "");
 
 template <class T>
+struct is_kv_heads : std::false_type {};
+template <int N>
+struct is_kv_heads<kv_heads<N>> : std::true_type {
+    static constexpr int count = N;
+};
+
+template <class T>
 struct is_tile : std::false_type {};
 template <int R>
 struct is_tile<tile_rows<R>> : std::true_type {
@@ -231,8 +243,8 @@ constexpr bool is_known_option =
     std::is_same<T, relu>::value || std::is_same<T, gelu>::value ||
     std::is_same<T, gelu_tanh>::value || std::is_same<T, silu>::value || std::is_same<T, final_norm>::value ||
     std::is_same<T, causal>::value || std::is_same<T, no_bias>::value || std::is_same<T, no_norm_bias>::value ||
-    std::is_same<T, rms_norm>::value || std::is_same<T, glu>::value || is_rotary<T>::value || is_eps<T>::value ||
-    is_tile<T>::value;
+    std::is_same<T, rms_norm>::value || std::is_same<T, glu>::value || is_rotary<T>::value || is_kv_heads<T>::value ||
+    is_eps<T>::value || is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
 template <template <class> class Pred, class Default, class... Ts>
@@ -267,7 +279,7 @@ struct encoder_config {
     static_assert((true && ... && detail::is_known_option<Options>),
                   "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, silu, "
                   "final_norm, causal, no_bias, no_norm_bias, rms_norm, glu, rotary<Theta>, "
-                  "rotary_interleaved<Theta>, layer_norm_eps<M, E> or tile_rows<N>");
+                  "rotary_interleaved<Theta>, kv_heads<N>, layer_norm_eps<M, E> or tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
     static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
@@ -281,6 +293,7 @@ struct encoder_config {
     static_assert(detail::count_of<glu, Options...> <= 1, "glu given twice");
     static_assert((0 + ... + int(detail::is_rotary<Options>::value)) <= 1,
                   "choose at most one of rotary<Theta> and rotary_interleaved<Theta>");
+    static_assert((0 + ... + int(detail::is_kv_heads<Options>::value)) <= 1, "kv_heads given twice");
     static_assert((0 + ... + int(detail::is_eps<Options>::value)) <= 1,
                   "layer_norm_eps given twice");
     static_assert((0 + ... + int(detail::is_tile<Options>::value)) <= 1, "tile_rows given twice");
@@ -291,6 +304,14 @@ struct encoder_config {
     static constexpr int seq_len = SeqLen;
     static constexpr int layers = Layers;
     static constexpr int head_dim = Heads > 0 ? DModel / Heads : 1;
+    using kv_heads_option = typename detail::find_option<detail::is_kv_heads, staticformer::kv_heads<Heads>, Options...>::type;
+    static constexpr int kv_heads = detail::is_kv_heads<kv_heads_option>::count;
+    static_assert(Heads < 65536, "heads must be below 65536 (the blob stores it in 16 bits)");
+    static_assert(kv_heads > 0, "kv_heads must be positive");
+    static_assert(kv_heads <= 0 || Heads % kv_heads == 0, "kv_heads must divide heads");
+    static constexpr int kv_group = kv_heads > 0 && Heads % kv_heads == 0 ? Heads / kv_heads : 1;  // query heads a key head serves
+    static constexpr int kv_dim = kv_heads * head_dim;     // outputs of the key and of the value projection
+    static constexpr int qkv_width = DModel + 2 * kv_dim;  // outputs of the three projections
 
     static constexpr bool norm_first = detail::count_of<pre_norm, Options...> == 1;
     static constexpr bool has_final_norm = detail::count_of<final_norm, Options...> == 1;

@@ -40,8 +40,9 @@ struct workspace {
     static constexpr int attention_rows = T < 8 ? T : 8;
     static constexpr int F1 = Cfg::ff1_width;  // the FFN's first matrix's outputs (glu: 2 F)
     static constexpr int wide_floats = T * F1 > T * D + attention_rows * S ? T * F1 : T * D + attention_rows * S;
-    alignas(64) float keys_t[D * S];  // keys transposed: keys_t[c * S + j], c = head * head_dim + d
-    alignas(64) float values[S * D];  // values[j * D + c]
+    static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
+    alignas(64) float keys_t[KV * S];  // keys transposed: keys_t[c * S + j], c = key head * head_dim + d
+    alignas(64) float values[S * KV];  // values[j * KV + c]
     alignas(64) float narrow[T * D];
     alignas(64) float wide[wide_floats];
 };
@@ -82,8 +83,10 @@ inline void scale_queries(float* q, int count) noexcept {
 template <class Cfg, class K, int Block>
 inline void attention_rows(float* q, const tile_keys& keys, int rows, const float* keys_t, const float* values,
                            float* scores) noexcept {
-    constexpr int D = Cfg::d_model, S = Cfg::seq_len, Dh = Cfg::head_dim, block = Cfg::is_causal ? 1 : Block;
-    for (int h = 0; h < Cfg::heads; ++h)
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len, Dh = Cfg::head_dim, KV = Cfg::kv_dim;
+    constexpr int block = Cfg::is_causal ? 1 : Block;
+    for (int h = 0; h < Cfg::heads; ++h) {
+        const int kv = h / Cfg::kv_group;  // the key and value head of query head h
         for (int b0 = 0; b0 < rows; b0 += block) {
             const int b = rows - b0 < block ? rows - b0 : block, n = keys.of_row<Cfg::is_causal>(b0);
             float* qb = q + b0 * D + h * Dh;
@@ -91,10 +94,15 @@ inline void attention_rows(float* q, const tile_keys& keys, int rows, const floa
                 std::memset(qb, 0, Dh * sizeof(float));  // (causal: b is 1)
                 continue;
             }
-            K::template attention_scores<Dh, S, D>(qb, b, keys_t + h * Dh * S, n, scores);
+            K::template attention_scores<Dh, S, D>(qb, b, keys_t + kv * Dh * S, n, scores);
             K::template softmax<S>(scores, b, n);
-            K::template attention_context<Dh, D, S>(scores, b, values + h * Dh, n, qb);
+            // (three arguments without kv_heads: a kernel set of one's own may take no CStride)
+            if constexpr (KV == D)
+                K::template attention_context<Dh, D, S>(scores, b, values + kv * Dh, n, qb);
+            else
+                K::template attention_context<Dh, KV, S, D>(scores, b, values + kv * Dh, n, qb);
         }
+    }
 }
 
 // The float precisions' steps of the composition (composition.hpp). Element is the weights'
@@ -102,6 +110,7 @@ inline void attention_rows(float* q, const tile_keys& keys, int rows, const floa
 template <class Cfg, class K, class Element, int Tile>
 struct float_steps {
     static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
+    static constexpr int KV = Cfg::kv_dim, QKV = Cfg::qkv_width;  // key (and value) columns; all three projections
     using value = float;
     using layer = layer_weights<Cfg, Element>;
     using workspace = staticformer::workspace<Cfg, Tile>;
@@ -123,14 +132,15 @@ struct float_steps {
         norm(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), y);
     }
 
-    // Rotary positions: each row of queries or keys turned by its position's angles.
+    // Rotary positions: each row of Width queries or keys turned by its position's angles.
+    template <int Width>
     static void rotate(float* x, int rows, row_positions at) noexcept {
         if constexpr (Cfg::is_rotary) {
             constexpr int Dh = Cfg::head_dim;
             constexpr bool interleaved = Cfg::rotary_kind == rotary_layout::interleaved;
             constexpr auto& angles = math::rotary_angles<S, Dh / 2, Cfg::rotary_theta>;
             at.each(rows, [&](int r, int p) {
-                K::template rotate<D, Dh, interleaved>(x + r * D, angles.cos[p], angles.sin[p]);
+                K::template rotate<Width, Dh, interleaved>(x + r * Width, angles.cos[p], angles.sin[p]);
             });
         }
     }
@@ -138,16 +148,16 @@ struct float_steps {
     // `stored` on; values straight into theirs.
     static void keys_and_values(const layer& w, const float* src, int rows, row_positions at, int stored,
                                 workspace& ws) noexcept {
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][D], values_of(w.qkv_b) + D, ws.wide);
-        rotate(ws.wide, rows, at);
-        K::template store_keys<D, S>(ws.wide, rows, stored, ws.keys_t);
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][2 * D], values_of(w.qkv_b) + 2 * D,
-                                        ws.values + stored * D);
+        K::template linear<D, KV, QKV>(src, rows, &w.qkv_w[0][D], values_of(w.qkv_b) + D, ws.wide);
+        rotate<KV>(ws.wide, rows, at);
+        K::template store_keys<KV, S>(ws.wide, rows, stored, ws.keys_t);
+        K::template linear<D, KV, QKV>(src, rows, &w.qkv_w[0][D + KV], values_of(w.qkv_b) + D + KV,
+                                       ws.values + stored * KV);
     }
     // Queries of a tile in the wide buffer (turned: rotary), scaled by 1 / sqrt(head_dim).
     static float* queries(const layer& w, const float* src, int rows, row_positions at, workspace& ws) noexcept {
-        K::template linear<D, D, 3 * D>(src, rows, &w.qkv_w[0][0], values_of(w.qkv_b), ws.wide);
-        rotate(ws.wide, rows, at);
+        K::template linear<D, D, QKV>(src, rows, &w.qkv_w[0][0], values_of(w.qkv_b), ws.wide);
+        rotate<D>(ws.wide, rows, at);
         scale_queries<Cfg::head_dim>(ws.wide, rows * D);
         return ws.wide;
     }

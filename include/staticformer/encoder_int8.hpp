@@ -27,8 +27,9 @@ struct workspace_int8 {
     // (query row, head) pairs whose attention runs together, stage by stage: 8 with tiles of at
     // least 8 rows (the simd default), 1 with smaller tiles (firmware RAM).
     static constexpr int attention_batch = Tile >= 8 ? 8 : 1;
-    alignas(64) std::int8_t keys_t[D * S];            // keys, in the kernel set's layout (K::store_keys)
-    alignas(64) std::int8_t values[value_rows * D];   // values, in the kernel set's layout (K::store_values)
+    static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
+    alignas(64) std::int8_t keys_t[KV * S];           // keys, in the kernel set's layout (K::store_keys)
+    alignas(64) std::int8_t values[value_rows * KV];  // values, in the kernel set's layout (K::store_values)
     alignas(64) std::int8_t normed[T * D];            // LayerNorm of a tile (pre-norm)
     alignas(64) std::int8_t query[T * D];             // queries of a tile, overwritten head by head by their context
     alignas(64) std::int8_t proj[T * D];              // keys, then values of a tile; output projection, FFN output
@@ -53,6 +54,7 @@ template <class Cfg, class K, int Tile>
 STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const tile_keys& keys, int rows,
                                                   workspace_int8<Cfg, Tile>& ws) noexcept {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim, T = Tile;
+    constexpr int KV = Cfg::kv_dim, group = Cfg::kv_group;  // query head h reads key and value head h / group
     constexpr int B = workspace_int8<Cfg, Tile>::attention_batch;
     if constexpr (B == 1) {
         for (int r = 0; r < rows; ++r) {
@@ -60,26 +62,26 @@ STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const
             if (n == 0) std::memset(ws.query + r * D, 0, D);  // the context's zero point is 0
             for (int h = 0; h < H && n > 0; ++h) {
                 std::int8_t* q = ws.query + r * D + h * Dh;
-                K::template attention_scores<Dh, S>(q, ws.keys_t + h * Dh * S, n, ws.scores);
+                K::template attention_scores<Dh, S>(q, ws.keys_t + h / group * Dh * S, n, ws.scores);
                 K::softmax(ws.scores, n, a.logits, ws.probs);
-                K::template attention_context<Dh, D>(ws.probs, ws.values + h * Dh, n, a.context, q);
+                K::template attention_context<Dh, KV>(ws.probs, ws.values + h / group * Dh, n, a.context, q);
             }
         }
     } else {
         const auto query = [&](int k) { return ws.query + (k / H) * D + (k % H) * Dh; };
-        constexpr int group = Cfg::is_causal ? H : T * H;
-        for (int g0 = 0; g0 < rows * H; g0 += group) {
-            const int g_end = rows * H - g0 < group ? rows * H : g0 + group, m = keys.of_row<Cfg::is_causal>(g0 / H);
+        constexpr int pairs = Cfg::is_causal ? H : T * H;
+        for (int g0 = 0; g0 < rows * H; g0 += pairs) {
+            const int g_end = rows * H - g0 < pairs ? rows * H : g0 + pairs, m = keys.of_row<Cfg::is_causal>(g0 / H);
             if (m == 0) std::memset(query(g0), 0, std::size_t(g_end - g0) * Dh);  // (causal: one row's heads)
             for (int k0 = g0; k0 < g_end && m > 0; k0 += B) {
                 const int count = g_end - k0 < B ? g_end - k0 : B;
                 for (int b = 0; b < count; ++b)
-                    K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H * Dh * S, m,
+                    K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H / group * Dh * S, m,
                                                         ws.scores + b * S);
                 K::template softmax_rows<S>(ws.scores, count, m, a.logits, ws.probs);
                 for (int b = 0; b < count; ++b)
-                    K::template attention_context<Dh, D>(ws.probs + b * S, ws.values + (k0 + b) % H * Dh, m, a.context,
-                                                         query(k0 + b));
+                    K::template attention_context<Dh, KV>(ws.probs + b * S, ws.values + (k0 + b) % H / group * Dh, m,
+                                                          a.context, query(k0 + b));
             }
         }
     }
@@ -89,6 +91,7 @@ STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const
 template <class Cfg, class K, int Tile>
 struct int8_steps {
     static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, F = Cfg::d_ff, Dh = Cfg::head_dim;
+    static constexpr int KV = Cfg::kv_dim;
     using value = std::int8_t;
     using layer = layer_weights_int8<Cfg>;
     using workspace = workspace_int8<Cfg, Tile>;
@@ -105,13 +108,14 @@ struct int8_steps {
         K::layer_norm(y, rows, w.final_norm.norm, y);
     }
 
-    // Rotary positions: each row of queries or keys turned by its position's Q14 angles.
+    // Rotary positions: each row of Width queries or keys turned by its position's Q14 angles.
+    template <int Width>
     static void rotate(std::int8_t* x, int rows, row_positions at) noexcept {
         if constexpr (Cfg::is_rotary) {
             constexpr bool interleaved = Cfg::rotary_kind == rotary_layout::interleaved;
             constexpr auto& angles = math::rotary_angles_q14<S, Dh / 2, Cfg::rotary_theta>;
             at.each(rows, [&](int r, int p) {
-                K::template rotate<D, Dh, interleaved>(x + r * D, angles.cos[p], angles.sin[p]);
+                K::template rotate<Width, Dh, interleaved>(x + r * Width, angles.cos[p], angles.sin[p]);
             });
         }
     }
@@ -120,16 +124,16 @@ struct int8_steps {
     static void keys_and_values(const layer& w, const std::int8_t* src, int rows, row_positions at, int stored,
                                 workspace& ws) noexcept {
         K::linear(src, rows, w.key, ws.proj);
-        rotate(ws.proj, rows, at);
-        K::template store_keys<D, Dh, S>(ws.proj, rows, stored, ws.keys_t);
+        rotate<KV>(ws.proj, rows, at);
+        K::template store_keys<KV, Dh, S>(ws.proj, rows, stored, ws.keys_t);
         K::linear(src, rows, w.value, ws.proj);
-        K::template store_values<D, Dh, S>(ws.proj, rows, stored, ws.values);
+        K::template store_values<KV, Dh, S>(ws.proj, rows, stored, ws.values);
     }
     // (The queries' scale holds 1 / sqrt(head_dim): no step of its own.)
     static std::int8_t* queries(const layer& w, const std::int8_t* src, int rows, row_positions at,
                                 workspace& ws) noexcept {
         K::linear(src, rows, w.query, ws.query);
-        rotate(ws.query, rows, at);
+        rotate<D>(ws.query, rows, at);
         return ws.query;
     }
     static void attend(const layer& w, std::int8_t*, const tile_keys& keys, int rows, workspace& ws) noexcept {

@@ -70,11 +70,12 @@ constexpr const T* values_of(const absent_array<T, N>&) noexcept {
 
 template <class Cfg, class T>
 struct layer_weights {
-    static constexpr int D = Cfg::d_model;
+    static constexpr int D = Cfg::d_model, QKV = Cfg::qkv_width;
     static constexpr int F = Cfg::d_ff, F1 = Cfg::ff1_width;
     static constexpr bool B = Cfg::has_bias, NB = Cfg::has_norm_bias;
-    T qkv_w[D][3 * D];  // columns [0, D) query, [D, 2D) key, [2D, 3D) value
-    optional_array<T, 3 * D, B> qkv_b;
+    // columns [0, D) query, [D, D + K) key, [D + K, D + 2K) value; K = kv_dim (D without kv_heads)
+    T qkv_w[D][QKV];
+    optional_array<T, QKV, B> qkv_b;
     T out_w[D][D];
     optional_array<T, D, B> out_b;
     T ff1_w[D][F1];  // glu: columns [0, F) W1 (activated), [F, 2F) W3 (the gate)
@@ -90,8 +91,8 @@ struct layer_weights {
     // Absent members (no_bias, no_norm_bias) are left out.
     template <class Fn, class... Layers>
     static void for_each_member(Fn&& f, Layers&... l) {
-        f(std::size_t(D) * 3 * D, &l.qkv_w[0][0]...);
-        if constexpr (B) f(std::size_t(3) * D, l.qkv_b...);
+        f(std::size_t(D) * QKV, &l.qkv_w[0][0]...);
+        if constexpr (B) f(std::size_t(QKV), l.qkv_b...);
         f(std::size_t(D) * D, &l.out_w[0][0]...);
         if constexpr (B) f(std::size_t(D), l.out_b...);
         f(std::size_t(D) * F1, &l.ff1_w[0][0]...);
@@ -105,8 +106,8 @@ struct layer_weights {
     }
     // Parameters of one layer, and the absent members (one element of padding each).
     static constexpr std::size_t parameter_count =
-        std::size_t(D) * 3 * D + std::size_t(D) * D + std::size_t(D) * F1 + std::size_t(F) * D + 2 * D +
-        (B ? 3 * D + D + F1 + D : 0) + (NB ? 2 * D : 0);
+        std::size_t(D) * QKV + std::size_t(D) * D + std::size_t(D) * F1 + std::size_t(F) * D + 2 * D +
+        (B ? QKV + D + F1 + D : 0) + (NB ? 2 * D : 0);
     static constexpr std::size_t absent_members = (B ? 0 : 4) + (NB ? 0 : 2);
 };
 template <class Cfg>

@@ -29,7 +29,8 @@ template <class Cfg, bool Gated = Cfg::is_gated>
 struct layer_weights_int8 {
     static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
     layer_norm_int8<D, Cfg::is_rms_norm> norm1;
-    linear_int8<D, D> query, key, value;
+    linear_int8<D, D> query;
+    linear_int8<D, Cfg::kv_dim> key, value;  // kv_heads: kv_dim = kv_heads * head_dim outputs (else D)
     linear_int8<D, D> out;
     layer_norm_int8<D, Cfg::is_rms_norm> norm2;
     linear_int8<D, Cfg::ff1_width> ff1;  // glu: outputs [0, F) W1's, [F, 2F) W3's (the gate)
@@ -46,7 +47,8 @@ template <class Cfg>
 struct layer_weights_int8<Cfg, true> {
     static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
     layer_norm_int8<D, Cfg::is_rms_norm> norm1;
-    linear_int8<D, D> query, key, value;
+    linear_int8<D, D> query;
+    linear_int8<D, Cfg::kv_dim> key, value;
     linear_int8<D, D> out;
     layer_norm_int8<D, Cfg::is_rms_norm> norm2;
     linear_int8<D, 2 * F> ff1;

@@ -35,12 +35,14 @@ using rms_pre = sf::encoder_config<28, 4, 48, 11, 2, sf::pre_norm, sf::silu, sf:
                                    sf::layer_norm_eps<1, -6>, sf::tile_rows<5>>;
 using swiglu_causal = sf::encoder_config<20, 4, 26, 10, 2, sf::pre_norm, sf::silu, sf::glu, sf::causal, sf::tile_rows<4>>;
 
-// Rotary positions: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases, rotate-halves), and GPT-J's
-// interleaved pairs with a larger theta, post-norm, in tiles of 2 rows.
-using rope_neobert = sf::encoder_config<32, 4, 40, 13, 2, sf::pre_norm, sf::silu, sf::glu, sf::rms_norm, sf::no_bias,
-                                        sf::final_norm, sf::rotary<10000>, sf::tile_rows<5>>;
+// Rotary positions and grouped-query attention: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases,
+// rotate-halves; head_dim 32, so 16 pairs: every vector width's lanes) with one key head for 2
+// query heads, and GPT-J's interleaved pairs with a larger theta, post-norm, one key head for 3
+// (multi-query), in tiles of 2 rows.
+using rope_neobert = sf::encoder_config<64, 2, 72, 13, 2, sf::pre_norm, sf::silu, sf::glu, sf::rms_norm, sf::no_bias,
+                                        sf::final_norm, sf::rotary<10000>, sf::kv_heads<1>, sf::tile_rows<5>>;
 using rope_interleaved_post = sf::encoder_config<24, 3, 36, 9, 2, sf::gelu, sf::rotary_interleaved<500000>,
-                                                 sf::tile_rows<2>>;
+                                                 sf::kv_heads<1>, sf::tile_rows<2>>;
 
 #define STATICFORMER_TEST_CASES(X)                                                                                   \
     X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \
@@ -53,8 +55,8 @@ void make_weights(sf::encoder_weights<Cfg, sf::f32>& w, std::uint64_t seed) {
     splitmix64 g{seed};
     constexpr int D = Cfg::d_model, F = Cfg::d_ff;
     for (auto& l : w.layer) {
-        fill_uniform(&l.qkv_w[0][0], std::size_t(D) * 3 * D, g, fan_in_scale(D));
-        if constexpr (Cfg::has_bias) fill_uniform(l.qkv_b, 3 * D, g, 0.125f);
+        fill_uniform(&l.qkv_w[0][0], std::size_t(D) * Cfg::qkv_width, g, fan_in_scale(D));
+        if constexpr (Cfg::has_bias) fill_uniform(l.qkv_b, Cfg::qkv_width, g, 0.125f);
         fill_uniform(&l.out_w[0][0], std::size_t(D) * D, g, fan_in_scale(D));
         if constexpr (Cfg::has_bias) fill_uniform(l.out_b, D, g, 0.125f);
         fill_uniform(&l.ff1_w[0][0], std::size_t(D) * Cfg::ff1_width, g, fan_in_scale(D));

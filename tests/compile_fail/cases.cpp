@@ -58,7 +58,7 @@ template sf::status run_all<cfg, sf::int8>(const sf::encoder_weights<cfg, sf::in
 template sf::status run_all<cfg2, sf::int8>(const sf::encoder_weights<cfg2, sf::int8>&, const std::int8_t*, std::int8_t*);
 template sf::status run_all<cfg3, sf::int8>(const sf::encoder_weights<cfg3, sf::int8>&, const std::int8_t*, std::int8_t*);
 using cfg4 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary_interleaved<160000>>;
-using cfg5 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary<>, sf::glu, sf::rms_norm>;
+using cfg5 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary<>, sf::glu, sf::rms_norm, sf::kv_heads<1>>;
 static_assert(cfg4::is_rotary && cfg4::rotary_theta == 160000 && cfg5::rotary_theta == 10000, "");
 template sf::status run_all<cfg4, sf::f32>(const sf::encoder_weights<cfg4, sf::f32>&, const float*, float*);
 template sf::status run_all<cfg5, sf::f16>(const sf::encoder_weights<cfg5, sf::f16>&, const float*, float*);
@@ -138,6 +138,12 @@ constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::rotary
 constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::rotary_interleaved<10001>>>;
 #elif CASE == 38  // head_dim 3
 constexpr auto probe = instantiate<sf::encoder_config<6, 2, 16, 4, 1, sf::rotary<10000>>>;
+#elif CASE == 39
+constexpr auto probe = instantiate<sf::encoder_config<12, 4, 16, 4, 1, sf::kv_heads<3>>>;
+#elif CASE == 53
+constexpr auto probe = instantiate<sf::encoder_config<12, 4, 16, 4, 1, sf::kv_heads<0>>>;
+#elif CASE == 54
+constexpr auto probe = instantiate<sf::encoder_config<12, 4, 16, 4, 1, sf::kv_heads<2>, sf::kv_heads<1>>>;
 
 // ---- encoder ----------------------------------------------------------------------------------
 #elif CASE == 40

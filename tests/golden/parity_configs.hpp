@@ -21,7 +21,8 @@ using rms_pre_silu_config = staticformer::encoder_config<24, 4, 40, 9, 2, static
 using rms_post_relu_config = staticformer::encoder_config<20, 4, 36, 8, 2, staticformer::rms_norm>;
 using swiglu_pre_config = staticformer::encoder_config<16, 4, 24, 6, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::glu>;
 using geglu_post_config = staticformer::encoder_config<20, 4, 28, 8, 2, staticformer::gelu, staticformer::glu>;
-using rope_pre_swiglu_config = staticformer::encoder_config<32, 4, 48, 10, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu, staticformer::rotary<10000>, staticformer::layer_norm_eps<1, -6>>;
+using rope_pre_swiglu_config = staticformer::encoder_config<32, 4, 48, 10, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu, staticformer::rotary<10000>, staticformer::kv_heads<2>, staticformer::layer_norm_eps<1, -6>>;
+using mqa_post_relu_config = staticformer::encoder_config<32, 4, 56, 9, 2, staticformer::final_norm, staticformer::kv_heads<1>>;
 using rope_interleaved_post_config = staticformer::encoder_config<24, 3, 40, 9, 2, staticformer::gelu, staticformer::rotary_interleaved<500000>>;
 using left_pad_post_relu_config = staticformer::encoder_config<32, 4, 64, 8, 2>;
 using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm>;
@@ -44,6 +45,7 @@ using masked_pre_gelu_final_config = staticformer::encoder_config<24, 3, 40, 9, 
     X(swiglu_pre) \
     X(geglu_post) \
     X(rope_pre_swiglu) \
+    X(mqa_post_relu) \
     X(rope_interleaved_post) \
     X(left_pad_post_relu) \
     X(masked_pre_gelu_final)

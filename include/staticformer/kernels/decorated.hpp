@@ -112,13 +112,15 @@ struct decorated_float : K {
         hooked<op_kind::softmax, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template softmax<Stride>(s, rows, n); },
                                        rows_of(s, rows, n, Stride), rows_of(s, rows, n, Stride));
     }
-    template <int HeadDim, int VStride, int PStride>
+    template <int HeadDim, int VStride, int PStride, int CStride = VStride>
     static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
         hooked<op_kind::context, Hook>(
             [&]() STATICFORMER_INLINE_LAMBDA {
-                K::template attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+                // (three arguments where they suffice: a wrapped set of one's own may take no CStride)
+                if constexpr (CStride == VStride) K::template attention_context<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+                else K::template attention_context<HeadDim, VStride, PStride, CStride>(p, rows, v, n, ctx);
             },
-            rows_of(p, rows, n, PStride), rows_of(ctx, rows, HeadDim, VStride));
+            rows_of(p, rows, n, PStride), rows_of(ctx, rows, HeadDim, CStride));
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept {

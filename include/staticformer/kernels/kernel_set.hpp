@@ -65,8 +65,9 @@ struct float_kernels {
     static void store_keys(const float* k, int rows, int j0, float* kt) noexcept {
         ref::store_keys<D, S>(k, rows, j0, kt);
     }
-    // Attention of one head for `rows` query rows: q and ctx rows QStride = VStride floats apart,
-    // kt[d * KStride + j], v[j * VStride + d], score rows KStride floats apart.
+    // Attention of one head for `rows` query rows: q rows QStride floats apart, ctx rows CStride
+    // (= QStride; VStride unless given), kt[d * KStride + j], v[j * VStride + d], score rows
+    // KStride floats apart.
     template <int HeadDim, int KStride, int QStride>
     static void attention_scores(const float* q, int rows, const float* kt, int n, float* s) noexcept {
         ref::attention_scores_rows<HeadDim, KStride, QStride>(q, rows, kt, n, s);
@@ -74,9 +75,9 @@ struct float_kernels {
     // Each of `rows` rows of n scores (Stride apart) into probabilities, in place.
     template <int Stride>
     static void softmax(float* s, int rows, int n) noexcept { ref::softmax_rows<Stride>(s, rows, n); }
-    template <int HeadDim, int VStride, int PStride>
+    template <int HeadDim, int VStride, int PStride, int CStride = VStride>
     static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-        ref::attention_context_rows<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+        ref::attention_context_rows<HeadDim, VStride, PStride, CStride>(p, rows, v, n, ctx);
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept { ref::activate<Act>(x, n); }

@@ -122,13 +122,13 @@ struct record {
             const float* w = call.params;  // f32 weights
             for (int l = 0; l < Cfg::layers; ++l) {
                 const auto& lw = rec.weights->layer[l];
-                const point p = w == &lw.qkv_w[0][0]       ? point::query
-                                : w == &lw.qkv_w[0][D]     ? point::key
-                                : w == &lw.qkv_w[0][2 * D] ? point::value
-                                : w == &lw.out_w[0][0]     ? point::attention_out
-                                : w == &lw.ff1_w[0][0]     ? point::ff1
-                                : w == &lw.ff2_w[0][0]     ? point::ff2
-                                                           : point::count;
+                const point p = w == &lw.qkv_w[0][0]                ? point::query
+                                : w == &lw.qkv_w[0][D]              ? point::key
+                                : w == &lw.qkv_w[0][D + Cfg::kv_dim] ? point::value
+                                : w == &lw.out_w[0][0]              ? point::attention_out
+                                : w == &lw.ff1_w[0][0]              ? point::ff1
+                                : w == &lw.ff2_w[0][0]              ? point::ff2
+                                                                    : point::count;
                 if (p == point::count) continue;
                 if (Cfg::is_gated && p == point::ff1) {  // each half its own range
                     const kernels::rows_view<float> o = call.out;

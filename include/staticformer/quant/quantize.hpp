@@ -274,9 +274,11 @@ public:
             // reads the stream, adds, then normalises.
             const tensor_report stream_in = stream;
             const tensor_report& attention_in = Cfg::norm_first ? norm1_out : stream_in;
-            detail::quantize_linear(&w.qkv_w[0][0], 3 * D, values_of(w.qkv_b), attention_in, query, lq.query, rep);
-            detail::quantize_linear(&w.qkv_w[0][D], 3 * D, values_of(w.qkv_b) + D, attention_in, key, lq.key, rep);
-            detail::quantize_linear(&w.qkv_w[0][2 * D], 3 * D, values_of(w.qkv_b) + 2 * D, attention_in, value, lq.value, rep);
+            constexpr int KV = Cfg::kv_dim, QKV = Cfg::qkv_width;
+            const float* b = values_of(w.qkv_b);
+            detail::quantize_linear(&w.qkv_w[0][0], QKV, b, attention_in, query, lq.query, rep);
+            detail::quantize_linear(&w.qkv_w[0][D], QKV, b + D, attention_in, key, lq.key, rep);
+            detail::quantize_linear(&w.qkv_w[0][D + KV], QKV, b + D + KV, attention_in, value, lq.value, rep);
             lq.attention.logits = detail::encode(
                 65536.0 * query.scale * key.scale / (std::sqrt(double(Cfg::head_dim)) * detail::ln2), 31);
             lq.attention.context = detail::encode(value.scale / (32768.0 * context.scale), 31);

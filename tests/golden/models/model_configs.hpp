@@ -28,7 +28,7 @@ using tokens_rms_cls_encoder_config = staticformer::encoder_config<24, 4, 48, 12
 using tokens_rms_cls_config = staticformer::model_config<tokens_rms_cls_encoder_config, staticformer::token_input<19>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<4>>;
 using sensor_swiglu_encoder_config = staticformer::encoder_config<16, 4, 24, 10, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu>;
 using sensor_swiglu_config = staticformer::model_config<sensor_swiglu_encoder_config, staticformer::feature_input<6>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<3>>;
-using tokens_neobert_encoder_config = staticformer::encoder_config<32, 4, 40, 14, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu, staticformer::rotary<10000>>;
+using tokens_neobert_encoder_config = staticformer::encoder_config<32, 4, 40, 14, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu, staticformer::rotary<10000>, staticformer::kv_heads<2>>;
 using tokens_neobert_config = staticformer::model_config<tokens_neobert_encoder_config, staticformer::token_input<23>, staticformer::mean_pooling, staticformer::classifier_head<5>>;
 }  // namespace golden_models
 

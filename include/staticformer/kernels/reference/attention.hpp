@@ -62,10 +62,11 @@ inline void attention_scores_rows(const float* q, int rows, const float* kt, int
     for (int r = 0; r < rows; ++r) attention_scores<HeadDim, KStride>(q + r * QStride, kt, n, s + r * KStride);
 }
 
-// Rows probability rows p[r * PStride + j], context rows ctx[r * VStride + d].
-template <int HeadDim, int VStride, int PStride>
+// Rows probability rows p[r * PStride + j], context rows ctx[r * CStride + d] (the queries' rows;
+// VStride too, unless grouped-query attention makes the values narrower).
+template <int HeadDim, int VStride, int PStride, int CStride = VStride>
 inline void attention_context_rows(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-    for (int r = 0; r < rows; ++r) attention_context<HeadDim, VStride>(p + r * PStride, v, n, ctx + r * VStride);
+    for (int r = 0; r < rows; ++r) attention_context<HeadDim, VStride>(p + r * PStride, v, n, ctx + r * CStride);
 }
 
 }  // namespace reference

@@ -81,7 +81,7 @@ inline void attention_scores_rows(const float* q, int rows, const float* kt, int
 
 // Context of up to attention_rows rows: the head's whole batches of features in column blocks of
 // at most attention_vecs batches, then the last HeadDim % width features one by one.
-template <int HeadDim, int VStride, int PStride>
+template <int HeadDim, int VStride, int PStride, int CStride>
 inline void attention_context_block(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
     constexpr int batches = HeadDim / width;
     if constexpr (batches > 0) {
@@ -89,20 +89,21 @@ inline void attention_context_block(const float* p, int rows, const float* v, in
         constexpr int per_block = (batches + blocks - 1) / blocks;
         int d = 0;
         for (; d + per_block * width <= batches * width; d += per_block * width)
-            dot_rows<attention_rows, per_block, PStride, VStride, VStride>(p, rows, v + d, n, ctx + d);
+            dot_rows<attention_rows, per_block, PStride, VStride, CStride>(p, rows, v + d, n, ctx + d);
         if constexpr (batches % per_block != 0)
-            dot_rows<attention_rows, batches % per_block, PStride, VStride, VStride>(p, rows, v + d, n, ctx + d);
+            dot_rows<attention_rows, batches % per_block, PStride, VStride, CStride>(p, rows, v + d, n, ctx + d);
     }
     for (int r = 0; r < rows; ++r)
         for (int d = batches * width; d < HeadDim; ++d)
-            ctx[r * VStride + d] = reference::attention_context_output<VStride>(p + r * PStride, v, n, d);
+            ctx[r * CStride + d] = reference::attention_context_output<VStride>(p + r * PStride, v, n, d);
 }
 
-template <int HeadDim, int VStride, int PStride>
+// Context rows CStride floats apart (VStride unless grouped-query attention narrows the values).
+template <int HeadDim, int VStride, int PStride, int CStride = VStride>
 inline void attention_context_rows(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
     for (int r = 0; r < rows; r += attention_rows) {
         const int block = rows - r < attention_rows ? rows - r : attention_rows;
-        attention_context_block<HeadDim, VStride, PStride>(p + r * PStride, block, v, n, ctx + r * VStride);
+        attention_context_block<HeadDim, VStride, PStride, CStride>(p + r * PStride, block, v, n, ctx + r * CStride);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
+#include "rotary_int8.hpp"
 #include "softmax_int8.hpp"
 
 namespace staticformer {
@@ -53,6 +54,10 @@ struct simd_int8_kernels : int8_kernels {
     }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         simd_int8::add(x, a, n, p);
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        simd_int8::rotate<D, HeadDim, Interleaved>(x, cos, sin);
     }
 };
 

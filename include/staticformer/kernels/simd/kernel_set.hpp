@@ -34,9 +34,9 @@ struct kernel_set<simd> : kernels::float_kernels {
     }
     template <int Stride>
     static void softmax(float* s, int rows, int n) noexcept { kernels::simd::softmax_rows<Stride>(s, rows, n); }
-    template <int HeadDim, int VStride, int PStride>
+    template <int HeadDim, int VStride, int PStride, int CStride = VStride>
     static void attention_context(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
-        kernels::simd::attention_context_rows<HeadDim, VStride, PStride>(p, rows, v, n, ctx);
+        kernels::simd::attention_context_rows<HeadDim, VStride, PStride, CStride>(p, rows, v, n, ctx);
     }
     template <activation_kind Act>
     static void activate(float* x, int n) noexcept { kernels::simd::activate<Act>(x, n); }
