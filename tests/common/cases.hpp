@@ -38,11 +38,11 @@ using swiglu_causal = sf::encoder_config<20, 4, 26, 10, 2, sf::pre_norm, sf::sil
 // Rotary positions and grouped-query attention: NeoBERT's block (pre-RMSNorm, SwiGLU, no biases,
 // rotate-halves; head_dim 32, so 16 pairs: every vector width's lanes) with one key head for 2
 // query heads, and GPT-J's interleaved pairs with a larger theta, post-norm, one key head for 3
-// (multi-query), in tiles of 2 rows.
+// (multi-query), in the backends' own tiles (simd: the batched int8 attention).
 using rope_neobert = sf::encoder_config<64, 2, 72, 13, 2, sf::pre_norm, sf::silu, sf::glu, sf::rms_norm, sf::no_bias,
                                         sf::final_norm, sf::rotary<10000>, sf::kv_heads<1>, sf::tile_rows<5>>;
 using rope_interleaved_post = sf::encoder_config<24, 3, 36, 9, 2, sf::gelu, sf::rotary_interleaved<500000>,
-                                                 sf::kv_heads<1>, sf::tile_rows<2>>;
+                                                 sf::kv_heads<1>>;
 
 #define STATICFORMER_TEST_CASES(X)                                                                                   \
     X(odd_pre_gelu) X(tanh_post) X(odd33_relu) X(tiny_pre_gelu) X(tile3_pre_relu) X(single) X(long_gelu) X(causal_pre) \

@@ -2,7 +2,7 @@
 // reference) for Cortex-M cores with Helium (MVE, Armv8.1-M: M55, M85). It derives from the
 // cortex_m_dsp set and replaces the int8 ops that have a vector form: the linear layers (gathers
 // and VMLADAVA), attention (scores in the DSP set's key layout, context on the reference's value
-// layout), softmax, LayerNorm, the adds and the activation table. Float encoders run the
+// layout), softmax, LayerNorm, the adds, the activation table and rotary positions. Float encoders run the
 // reference kernels (the M55's float vectors are not enabled: -mcpu=cortex-m55+nomve.fp).
 #pragma once
 
@@ -14,6 +14,7 @@
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
+#include "rotary_int8.hpp"
 #include "softmax_int8.hpp"
 #endif
 
@@ -36,6 +37,10 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
                                 std::int8_t* y) noexcept {
         linear(x, rows, p, y);
         activate(y, rows * Out, table);
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        kernels::cortex_m_mve::rotate<D, HeadDim, Interleaved>(x, cos, sin);
     }
     static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         kernels::cortex_m_mve::softmax(s, n, m, p);
