@@ -408,6 +408,7 @@ void check_rotary_widths() {
     check_rotary_kernels<Backend, false, 64, 32>();
     check_rotary_kernels<Backend, true, 64, 32>();
     check_rotary_kernels<Backend, false, 80, 40>();
+    check_rotary_kernels<Backend, true, 80, 40>();
 }
 
 TEST(EncoderOptions, RotaryTurnsPairsByTheirAngles) {
