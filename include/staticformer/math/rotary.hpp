@@ -29,42 +29,31 @@ constexpr double log(double x) {
 
 }  // namespace constexpr_double
 
-template <int Rows, int Pairs>
+// cos[p][i] and sin[p][i] of row p's pair i, as T.
+template <int Rows, int Pairs, class T>
 struct rotary_table {
-    float cos[Rows][Pairs];
-    float sin[Rows][Pairs];
-};
-template <int Rows, int Pairs>
-struct rotary_table_q14 {
-    std::int16_t cos[Rows][Pairs];
-    std::int16_t sin[Rows][Pairs];
+    T cos[Rows][Pairs];
+    T sin[Rows][Pairs];
 };
 
 // The angles' cos and sin in double, row p + 1 from row p by the angle-addition formulas (as the
-// sinusoid table: an error of about 2^-53 per row). f(p, i, cos, sin) stores one entry.
-template <int Rows, int Pairs, int Theta, class Store>
-constexpr void each_rotary_angle(Store store) {
+// sinusoid table: an error of about 2^-53 per row), each stored as round(value).
+template <class T, int Rows, int Pairs, int Theta, class Round>
+constexpr rotary_table<Rows, Pairs, T> make_rotary_table(Round round) {
+    rotary_table<Rows, Pairs, T> t{};
     const double ln_theta = constexpr_double::log(double(Theta));
     for (int i = 0; i < Pairs; ++i) {
         const double w = constexpr_double::exp(-(double(i) / Pairs) * ln_theta);
         const constexpr_double::sin_cos step = constexpr_double::sin_cos_small(w);
         double s = 0.0, c = 1.0;
         for (int p = 0; p < Rows; ++p) {
-            store(p, i, c, s);
+            t.cos[p][i] = round(c);
+            t.sin[p][i] = round(s);
             const double next_s = s * step.cos + c * step.sin;
             c = c * step.cos - s * step.sin;
             s = next_s;
         }
     }
-}
-
-template <int Rows, int Pairs, int Theta>
-constexpr rotary_table<Rows, Pairs> make_rotary_table() {
-    rotary_table<Rows, Pairs> t{};
-    each_rotary_angle<Rows, Pairs, Theta>([&t](int p, int i, double c, double s) {
-        t.cos[p][i] = float(c);
-        t.sin[p][i] = float(s);
-    });
     return t;
 }
 
@@ -73,22 +62,15 @@ constexpr std::int16_t q14(double x) {
     const double scaled = 16384.0 * x;
     return std::int16_t(scaled < 0 ? -int(-scaled + 0.5) : int(scaled + 0.5));
 }
+constexpr float to_float(double x) { return float(x); }
 
+// Rows rows of Pairs = HeadDim / 2 pairs: float, and Q14 for int8 encoders.
 template <int Rows, int Pairs, int Theta>
-constexpr rotary_table_q14<Rows, Pairs> make_rotary_table_q14() {
-    rotary_table_q14<Rows, Pairs> t{};
-    each_rotary_angle<Rows, Pairs, Theta>([&t](int p, int i, double c, double s) {
-        t.cos[p][i] = q14(c);
-        t.sin[p][i] = q14(s);
-    });
-    return t;
-}
-
-// Rows rows of HeadDim / 2 pairs (Pairs = HeadDim / 2).
+inline constexpr rotary_table<Rows, Pairs, float> rotary_angles =
+    make_rotary_table<float, Rows, Pairs, Theta>(to_float);
 template <int Rows, int Pairs, int Theta>
-inline constexpr rotary_table<Rows, Pairs> rotary_angles = make_rotary_table<Rows, Pairs, Theta>();
-template <int Rows, int Pairs, int Theta>
-inline constexpr rotary_table_q14<Rows, Pairs> rotary_angles_q14 = make_rotary_table_q14<Rows, Pairs, Theta>();
+inline constexpr rotary_table<Rows, Pairs, std::int16_t> rotary_angles_q14 =
+    make_rotary_table<std::int16_t, Rows, Pairs, Theta>(q14);
 
 }  // namespace math
 }  // namespace staticformer

@@ -121,6 +121,8 @@ struct lanes4 : unmasked {
     static std::int32_t hsum(vec v) noexcept { return add_across(v); }
     static std::int32_t hmax(vec v) noexcept { return max_across(v); }
     static vec round_shift(vec acc, const shift_params& k) noexcept { return vrshlq_s32(acc, k.neg_shift); }
+    template <int Count>
+    static vec srai(vec v) noexcept { return vshrq_n_s32(v, Count); }
     // Attention context (simd/attention_int8.hpp): 16-bit pairs (a value of key j, one of key
     // j + 1) times a probability pair, added pairwise into 32-bit lanes (SMULL, ADDP).
     static vec load_pair_rows(const std::int8_t* r0, const std::int8_t* r1, mask) noexcept {
