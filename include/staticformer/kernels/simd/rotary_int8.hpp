@@ -18,12 +18,13 @@ namespace simd_int8 {
 template <int P, class V>
 inline void turn_pairs(std::int8_t* a, std::int8_t* b, const std::int16_t* cos, const std::int16_t* sin) noexcept {
     const auto half = V::set1(1 << 13);
-    const int done = each_block<V>(P, [&](int i, typename V::mask m) {
+    each_block<V>(P, [&](int i, typename V::mask m) {
         const auto av = V::load_i8(a + i, m), bv = V::load_i8(b + i, m);
         const auto c = V::load_i16(cos + i, m), s = V::load_i16(sin + i, m);
         V::store_i8(a + i, V::template srai<14>(V::add(V::sub(V::mullo(av, c), V::mullo(bv, s)), half)), m);
         V::store_i8(b + i, V::template srai<14>(V::add(V::add(V::mullo(bv, c), V::mullo(av, s)), half)), m);
     });
+    constexpr int done = V::masked ? P : P - P % V::lanes;  // where each_block stopped
     for (int i = done; i < P; ++i) {
         const std::int32_t a0 = a[i], b0 = b[i];
         a[i] = reference::turn(a0 * cos[i] - b0 * sin[i]);
