@@ -10,7 +10,9 @@
 //   feed-forward block:  for each tile: the hidden layer (activated), its projection added to
 //       the stream; post-norm: LayerNorm
 //   then the final LayerNorm, a tile at a time.
-// The block input is the stream itself (post-norm) or its LayerNorm (pre-norm).
+// The block input is the stream itself (post-norm) or its LayerNorm (pre-norm). Rotary
+// positions turn the keys and queries right after their projections, each by its row's position
+// (row_positions: a stored key keeps its row's, whatever the mask compacted).
 #pragma once
 
 #include <cstring>
