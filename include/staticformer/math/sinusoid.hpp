@@ -24,6 +24,20 @@ constexpr double exp(double x) {
     return sum;
 }
 
+// ln(x) for x >= 1: x = m 2^k with 1 <= m < 2, ln m = 2 atanh(z), z = (m - 1) / (m + 1) <= 1/3.
+constexpr double log(double x) {
+    constexpr double ln2 = 0.6931471805599453094;
+    int k = 0;
+    while (x >= 2.0) x = x / 2, ++k;
+    const double z = (x - 1) / (x + 1), z2 = z * z;
+    double term = z, sum = 0.0;
+    for (int n = 0; n < 40; ++n) {
+        sum = sum + term / (2 * n + 1);
+        term = term * z2;
+    }
+    return k * ln2 + 2 * sum;
+}
+
 // sin and cos of |x| <= 1 by their Taylor series (terms below 2^-60 after 13 steps).
 struct sin_cos {
     double sin, cos;
