@@ -251,6 +251,15 @@ def _kv_heads(attn, where: str) -> int:
     return 0 if kv == attn.num_heads else kv
 
 
+def note(text: str) -> None:
+    """A note on what the export assumes, on stderr; --quiet (note.quiet) silences it."""
+    if not note.quiet:
+        print(f"export_pytorch: note: {text}", file=sys.stderr)
+
+
+note.quiet = False
+
+
 def _layer_options(layer, i: int) -> tuple:
     """(d_model, heads, d_ff, norm_first, activation, eps) of one TransformerEncoderLayer."""
     where = f"layers[{i}]"
@@ -282,8 +291,8 @@ def _layer_options(layer, i: int) -> tuple:
         raise ExportError(f"{where}: norm1 and norm2 differ (LayerNorm and RMSNorm); rms_norm replaces both")
     activation = activation_name(layer.activation)
     if activation == "gelu_tanh" and isinstance(layer.activation, nn.GELU) and i == 0:
-        print("export_pytorch: note: torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate="
-              "'tanh') layers as exact GELU; staticformer computes the tanh form", file=sys.stderr)
+        note("torch 1.13's fast path (eval, no_grad) runs nn.GELU(approximate='tanh') layers as exact GELU; "
+             "staticformer computes the tanh form")
     return (d_model, attn.num_heads, layer.linear1.out_features, bool(layer.norm_first),
             activation, eps1, attn.in_proj_bias is None, norm_biases[0] and not rms1, rms1, _gated(layer, where),
             *_rotary(layer, where), _kv_heads(attn, where))
@@ -305,8 +314,8 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
                 raise ExportError(f"layers[{i}] differs from layers[0] in {field} ({b!r} vs {a!r})")
     d_model, heads, d_ff, norm_first, activation, eps, no_bias, no_norm_bias, rms_norm, glu, rotary, theta, kv = options[0]
     if not encoder.layers[0].self_attn.batch_first:
-        print("export_pytorch: note: the encoder was built with batch_first=False; the weights are "
-              "the same, staticformer takes one sequence laid out [seq_len][d_model]", file=sys.stderr)
+        note("the encoder was built with batch_first=False; the weights are the same, staticformer takes one "
+             "sequence laid out [seq_len][d_model]")
     final_norm = encoder.norm is not None
     if final_norm:
         final_eps, final_rms = _norm_eps(encoder.norm, d_model, "norm (the final norm)")
@@ -396,11 +405,19 @@ def extract_module(encoder, seq_len: int) -> Tuple[EncoderSpec, EncoderWeights]:
 def load_module(path) -> nn.Module:
     try:
         obj = torch.load(path, map_location="cpu", weights_only=False)
+    except (AttributeError, ModuleNotFoundError) as e:  # pickle finds classes by module and name
+        raise ExportError(f"cannot load module from {path}: {e}. {PICKLE_HINT}") from None
     except Exception as e:
         raise ExportError(f"cannot load module from {path}: {e}") from None
     if isinstance(obj, dict):
         raise ExportError(f"{path} holds a state_dict, not a module: use --state-dict and the option flags")
     return obj
+
+
+PICKLE_HINT = ("torch.save(model) stores the class by its module's name: a class defined in the training "
+               "script is '__main__.Name', which no other program has. Define the class in a module file, import "
+               "it in the training script and save again (with that module's folder on PYTHONPATH here), or "
+               "save model.state_dict() and pass --state-dict")
 
 
 def load_state_dict(path) -> dict:
@@ -869,12 +886,17 @@ def c_api_main(args, model: bool, description: str, progress) -> None:
 def main(argv=None) -> int:
     args = parse_args(argv)
     progress = export_report.Progress(args.quiet)
+    import model_export  # noqa: E402  (it imports this module; run as a script, it has its own copy)
+    note.quiet = model_export.ep.note.quiet = args.quiet
     if not args.quiet:  # the C++ quantiser's progress lines (tools/quantize_tool.hpp)
         os.environ.setdefault("STATICFORMER_PROGRESS", "1")
     try:
         check_name(args.name)
         progress(f"loading {args.module or args.state_dict}")
         module = load_module(args.module) if args.module else None
+        saved = type(module).__name__
+        if isinstance(module, nn.TransformerEncoderLayer):  # one layer of an encoder: a one-layer encoder
+            module = nn.TransformerEncoder(module, 1, enable_nested_tensor=False)
         state = None if module is not None else load_state_dict(args.state_dict)
         if not isinstance(module, nn.TransformerEncoder) and (module is not None or is_model_state(state)):
             return export_model_main(args, module, state, progress)
@@ -883,7 +905,7 @@ def main(argv=None) -> int:
         if args.module:
             spec, weights = extract_module(module, args.seq_len)
             spec = replace(spec, causal=args.causal)
-            source = f"{Path(args.module).name} (a saved torch.nn.TransformerEncoder)"
+            source = f"{Path(args.module).name} (a saved torch.nn.{saved})"
         else:
             prefix = args.prefix or ""
             if args.heads is None:

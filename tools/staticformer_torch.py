@@ -5,7 +5,8 @@
                                   input="tokens", vocab=17, positions="sinusoidal",
                                   pooling="mean", classes=10)
     ... train it (model(x) gives logits; model(x, valid_len) for sequences shorter than seq_len;
-        model(x, key_padding_mask=input_ids == pad_id) for padding anywhere) ...
+        model(x, key_padding_mask=input_ids == pad_id) for padding anywhere; dropout=0.1 among
+        the options drops out as torch's TransformerEncoderLayer does, in training only) ...
     torch.save(model, "model.pt")            # or torch.save(model.state_dict(), "model_sd.pt")
     python3 tools/export_pytorch.py --module model.pt --name digits --header digits.hpp
 
@@ -39,7 +40,7 @@ Needs torch (1.13 or later).
 import functools
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Optional
 
 import torch
@@ -90,6 +91,9 @@ class ClassifierConfig:
     rotary: str = default("rotary")               # rotary positions on queries and keys: "halves", "interleaved"
     rotary_theta: int = default("rotary_theta")   # their base theta
     kv_heads: int = default("kv_heads")           # grouped-query attention's key heads (0: heads)
+    # Training only, as torch's TransformerEncoderLayer applies it (attention weights, both sublayer
+    # outputs, the feed-forward's hidden layer); eval runs and the export leave it out.
+    dropout: float = 0.0
 
     def __post_init__(self):
         if isinstance(self.image, list):
@@ -97,6 +101,8 @@ class ClassifierConfig:
         values = asdict(self)
         problems = [f"{n}={values[n]!r} is not allowed: use a positive integer" for n in DIMENSIONS
                     if isinstance(values[n], bool) or not isinstance(values[n], int) or values[n] <= 0]
+        if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)) or not 0 <= self.dropout < 1:
+            problems.append(f"dropout={self.dropout!r} is not allowed: use a probability 0 <= p < 1")
         if not problems and self.d_model % self.heads:
             problems.append(f"d_model {self.d_model} is not divisible by heads {self.heads}")
         problems += option_problems(values, ENCODER_OPTIONS)
@@ -196,7 +202,8 @@ def attention(attn, x: torch.Tensor, rotary=None, attn_mask=None, key_padding_ma
         scores = scores.masked_fill(attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
     if key_padding_mask is not None:
         scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
-    context = scores.softmax(dim=-1) @ v
+    weights = nn.functional.dropout(scores.softmax(dim=-1), attn.dropout, attn.training)
+    context = weights @ v
     return attn.out_proj(context.transpose(1, 2).reshape(b, n, d))
 
 
@@ -206,12 +213,12 @@ class GroupedAttention(nn.Module):
     [d_model + 2 kv_heads head_dim, d_model] (query, key, value rows), in_proj_bias, out_proj.
     Called as a MultiheadAttention (batch_first), it returns (output, None)."""
 
-    def __init__(self, d_model: int, heads: int, kv_heads: int, bias: bool = True):
+    def __init__(self, d_model: int, heads: int, kv_heads: int, bias: bool = True, dropout: float = 0.0):
         super().__init__()
         self.embed_dim, self.num_heads, self.kv_heads = d_model, heads, kv_heads
         self.batch_first, self._qkv_same_embed_dim = True, True
         self.bias_k = self.bias_v = None
-        self.add_zero_attn, self.dropout = False, 0.0
+        self.add_zero_attn, self.dropout = False, dropout
         rows = d_model + 2 * kv_heads * (d_model // heads)
         self.in_proj_weight = nn.Parameter(torch.empty(rows, d_model))
         nn.init.xavier_uniform_(self.in_proj_weight)
@@ -250,15 +257,15 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
     RMSNorms, glu adds linear3 (W3, see feed_forward), rotary a Rotary (see self_attention), kv_heads
     makes self_attn a GroupedAttention. (Run it
     by its parts, as TransformerClassifier.encode does: torch's fast path takes LayerNorms only.)"""
-    d = c.d_model
-    layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=0.0, activation=TORCH_ACTIVATIONS[c.activation],
+    d, p = c.d_model, getattr(c, "dropout", 0.0)
+    layer = nn.TransformerEncoderLayer(d, c.heads, c.d_ff, dropout=p, activation=TORCH_ACTIVATIONS[c.activation],
                                        layer_norm_eps=c.eps, batch_first=True, norm_first=c.norm_first)
     if c.no_bias:
-        layer.self_attn = nn.MultiheadAttention(d, c.heads, dropout=0.0, bias=False, batch_first=True)
+        layer.self_attn = nn.MultiheadAttention(d, c.heads, dropout=p, bias=False, batch_first=True)
         layer.linear1 = nn.Linear(d, c.d_ff, bias=False)
         layer.linear2 = nn.Linear(c.d_ff, d, bias=False)
     if c.kv_heads and c.kv_heads != c.heads:
-        layer.self_attn = GroupedAttention(d, c.heads, c.kv_heads, bias=not c.no_bias)
+        layer.self_attn = GroupedAttention(d, c.heads, c.kv_heads, bias=not c.no_bias, dropout=p)
     if c.no_norm_bias or c.rms_norm:
         layer.norm1, layer.norm2 = norm_of(c), norm_of(c)
     if c.glu:
@@ -270,11 +277,11 @@ def encoder_layer(c) -> nn.TransformerEncoderLayer:
 
 def feed_forward(layer: nn.TransformerEncoderLayer, x: torch.Tensor) -> torch.Tensor:
     """The layer's feed-forward: linear2(act(linear1 x)), or gated (glu, a linear3):
-    linear2(act(linear1 x) * linear3 x)."""
+    linear2(act(linear1 x) * linear3 x); its dropout on the hidden layer when training."""
     h = layer.activation(layer.linear1(x))
     if getattr(layer, "linear3", None) is not None:
         h = h * layer.linear3(x)
-    return layer.linear2(h)
+    return layer.linear2(layer.dropout(h))
 
 
 class TransformerClassifier(nn.Module):
@@ -310,8 +317,8 @@ class TransformerClassifier(nn.Module):
     def get_extra_state(self):
         return config_json(self.config)
 
-    def set_extra_state(self, state):
-        if config_from_json(state) != self.config:
+    def set_extra_state(self, state):  # dropout, a training setting, may differ
+        if replace(config_from_json(state), dropout=self.config.dropout) != self.config:
             raise ValueError(f"state_dict of another configuration: {state}")
 
     def encode(self, h: torch.Tensor, kept: Optional[torch.Tensor]) -> torch.Tensor:
@@ -333,12 +340,12 @@ class TransformerClassifier(nn.Module):
                     return a
                 return torch.where(no_keys, layer.self_attn.out_proj(torch.zeros_like(a[:, :1])), a)
 
-            if layer.norm_first:
-                h = h + attend(layer.norm1(h))
-                h = h + feed_forward(layer, layer.norm2(h))
+            if layer.norm_first:  # dropout1 and dropout2: identities in eval
+                h = h + layer.dropout1(attend(layer.norm1(h)))
+                h = h + layer.dropout2(feed_forward(layer, layer.norm2(h)))
             else:
-                h = layer.norm1(h + attend(h))
-                h = layer.norm2(h + feed_forward(layer, h))
+                h = layer.norm1(h + layer.dropout1(attend(h)))
+                h = layer.norm2(h + layer.dropout2(feed_forward(layer, h)))
         return h if self.encoder.norm is None else self.encoder.norm(h)
 
     def forward(self, x: torch.Tensor, valid_len: Optional[torch.Tensor] = None,
