@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """The exporter's and the classifier module's edges, as a user meets them: option values checked
 with the allowed ones named, dropout for training that eval and the export leave out, a bare
-nn.TransformerEncoderLayer exported as a one-layer encoder, --quiet silencing every note, and
-the hint for a module pickled from a training script's __main__. Run with /usr/bin/python3 (torch)."""
+nn.TransformerEncoderLayer exported as a one-layer encoder, --quiet silencing every note, the
+hint for a module pickled from a training script's __main__, and the export's self-check
+(tools/export_verify.py): right exports pass it in every precision, wrong ones (two layers
+swapped, a transposed projection, causal attention dropped) fail it. Run with /usr/bin/python3 (torch)."""
 
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -19,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPORTER = ROOT / "tools" / "export_pytorch.py"
 sys.path.insert(0, str(ROOT / "tools"))
 import export_pytorch  # noqa: E402
+import export_verify  # noqa: E402
+import model_export  # noqa: E402
 from staticformer_torch import TransformerClassifier  # noqa: E402
 
 failures = []
@@ -40,9 +46,10 @@ def refused(make, *words) -> bool:
 
 
 def blob_of(tmp: Path, module: nn.Module, name: str, *extra) -> bytes:
-    """The f32 blob the exporter writes for module (in this process, --quiet)."""
+    """The f32 blob the exporter writes for module (in this process, --quiet, unchecked)."""
     torch.save(module, tmp / f"{name}.pt")
-    argv = ["--module", str(tmp / f"{name}.pt"), "--name", name, "--blob", str(tmp / f"{name}.bin"), "--quiet", *extra]
+    argv = ["--module", str(tmp / f"{name}.pt"), "--name", name, "--blob", str(tmp / f"{name}.bin"), "--quiet",
+            "--no-verify", *extra]
     with contextlib.redirect_stdout(io.StringIO()):
         assert export_pytorch.main(argv) == 0, f"export {argv} failed"
     return (tmp / f"{name}.bin").read_bytes()
@@ -113,6 +120,99 @@ def check_pickle_hint(tmp: Path) -> None:
           "a module pickled from a script's __main__ is refused with the way out")
 
 
+def exported(tmp: Path, module: nn.Module, *extra) -> tuple:
+    """(exit status, stdout, stderr) of the exporter, in this process, on module saved to a file."""
+    torch.save(module, tmp / "checked.pt")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = export_pytorch.main(["--module", str(tmp / "checked.pt"), "--name", "checked", "--quiet",
+                                      "--header", str(tmp / "checked.hpp"), *extra])
+    return status, out.getvalue(), err.getvalue()
+
+
+def largest_error(stdout: str) -> float:
+    m = re.search(r"verify: \S+ through the reference backend .* largest error (\S+) x max", stdout)
+    return float(m.group(1)) if m else float("inf")
+
+
+def check_verified(tmp: Path) -> None:
+    """Right exports pass the self-check, in each precision; its numbers are printed."""
+    torch.manual_seed(11)
+    layer = nn.TransformerEncoderLayer(24, 3, 40, batch_first=True, activation=nn.GELU(approximate="tanh"))
+    encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(24), enable_nested_tensor=False).eval()
+    np.save(tmp / "cal.npy", np.random.default_rng(5).standard_normal((24, 9, 24)).astype(np.float32))
+    for precision, extra in (("f32", ()), ("f16", ()), ("f32", ("--causal",)),
+                             ("int8", ("--calibration", str(tmp / "cal.npy")))):
+        status, out, err = exported(tmp, encoder, "--seq-len", "9", "--precision", precision, *extra)
+        if precision == "int8":
+            ok = status == 0 and re.search(r"verify: int8 against torch on 4 calibration samples: SQNR [0-9.]+ dB", out)
+        else:
+            ok = status == 0 and largest_error(out) < 1e-6
+        last = (out + err).strip().splitlines()[-1:]
+        check(bool(ok), f"encoder {precision} {' '.join(extra[:1])}: verified ({last})")
+    model = classifier(rotary="interleaved", kv_heads=1, glu=True, activation="silu", norm_first=True).eval()
+    status, out, err = exported(tmp, model)
+    check(status == 0 and largest_error(out) < 1e-6, f"classifier: verified ({largest_error(out):.2g})")
+
+
+def check_wrong_exports_fail(tmp: Path) -> None:
+    """Each wrong reading of the weights is caught: exit 2, the worst output named."""
+    torch.manual_seed(12)
+    layer = nn.TransformerEncoderLayer(24, 3, 40, batch_first=True)
+    encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+    with torch.no_grad():
+        for p in encoder.parameters():  # the copies of the layer differ
+            p.normal_(0.0, 0.3)
+    right = export_pytorch.extract_module
+
+    def swapped(module, seq_len):
+        spec, w = right(module, seq_len)
+        w.layers.reverse()
+        return spec, w
+
+    def transposed(module, seq_len):
+        spec, w = right(module, seq_len)
+        w.layers[0]["out_w"] = np.ascontiguousarray(w.layers[0]["out_w"].T)
+        return spec, w
+
+    for what, wrong in (("two layers swapped", swapped), ("a transposed output projection", transposed)):
+        export_pytorch.extract_module = wrong
+        try:
+            status, out, err = exported(tmp, encoder, "--seq-len", "7")
+        finally:
+            export_pytorch.extract_module = right
+        check(status == 2 and "the export does not compute the module" in err and "row" in err,
+              f"{what}: the export fails ({err.strip()[:160]})")
+    status, out, err = exported(tmp, encoder, "--seq-len", "7", "--blob", str(tmp / "plain.sfwb"))
+    spec = export_pytorch.replace(export_pytorch.spec_from_module(encoder, 7), causal=True)
+    config = export_pytorch.config_using("checked", spec)
+    try:
+        export_verify.verify_encoder(encoder, spec, config, "checked", "f32", tmp / "plain.sfwb")
+        caught = False
+    except export_verify.VerifyError:
+        caught = True
+    check(status == 0 and caught, "a causal check of a non-causal export fails")
+
+    right_model = model_export.extract_model
+
+    def swapped_model(module, seq_len=None):
+        spec, w = right_model(module, seq_len)
+        w.encoder.layers.reverse()
+        return spec, w
+
+    model = classifier().eval()
+    with torch.no_grad():
+        for p in model.encoder.parameters():  # the copies of the layer differ
+            p.normal_(0.0, 0.3)
+    model_export.extract_model = swapped_model
+    try:
+        status, out, err = exported(tmp, model)
+    finally:
+        model_export.extract_model = right_model
+    check(status == 2 and "logits of sample" in err,
+          f"a model with two layers swapped: the export fails ({err.strip()[:160]})")
+
+
 def main() -> int:
     os.environ.pop("STATICFORMER_PROGRESS", None)
     with tempfile.TemporaryDirectory() as d:
@@ -122,6 +222,8 @@ def main() -> int:
         check_one_layer(tmp)
         check_quiet(tmp)
         check_pickle_hint(tmp)
+        check_verified(tmp)
+        check_wrong_exports_fail(tmp)
     print("exporter edges:", "FAILED" if failures else "all as documented")
     return 1 if failures else 0
 

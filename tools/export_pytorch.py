@@ -69,6 +69,7 @@ import os
 import re
 import struct
 import sys
+import tempfile
 import zlib
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -82,6 +83,7 @@ from torch import nn
 
 import encoder_schema
 import export_report
+import export_verify
 from encoder_schema import (ACTIVATIONS, DEFAULT_EPS, ENCODER_OPTIONS, FINAL_NORM_MEMBERS, LAYER_MEMBER,
                             LAYER_MEMBERS, ROTARY_LAYOUTS, EncoderSpec, default, theta_code)
 
@@ -725,10 +727,11 @@ def run_quantiser(f32_header: str, call: str, samples: np.ndarray, args: List[st
 
 def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str, calibration,
                 method: str = "min_max", percentile: float = 99.99,
-                header: Optional[str] = None, blob: Optional[str] = None, report: Optional[dict] = None) -> str:
+                header: Optional[str] = None, blob: Optional[str] = None, report: Optional[dict] = None,
+                announce_blob: bool = True) -> str:
     """Quantises with the library's C++ quantiser (quant::tool_main) and writes the int8 header
     and/or blob; its report goes to stdout (and to report["calibration"] if report is given).
-    Returns a one-line summary."""
+    Returns a one-line summary (naming the blob if announce_blob)."""
     check_name(name)
     samples, rows = calibration_samples(calibration, spec)
     text = run_quantiser(header_text(name, spec, weights, source, "f32"), f"tool_main<{name}_config>({name}, argc, argv)",
@@ -739,7 +742,7 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
     summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
     if header:
         summary += f", header {Path(header).stat().st_size:,} bytes"
-    if blob:
+    if blob and announce_blob:
         summary += f", blob {Path(blob).stat().st_size:,} bytes"
     return summary
 
@@ -781,6 +784,10 @@ def parse_args(argv):
     p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
     p.add_argument("--report-json", metavar="FILE", help="also write the export report (tools/export_report.py) as JSON")
     p.add_argument("--quiet", action="store_true", help="no export report on stdout, no progress on stderr")
+    p.add_argument("--no-verify", action="store_true",
+                   help="skip the self-check: the exported weights run by the library's reference backend "
+                        "against the torch module (f32 / f16: largest error at most 1e-4 x max(1, max|torch|); "
+                        "int8: SQNR and arg-max agreement printed)")
     g = p.add_argument_group("options of a --state-dict export (a module carries its own)")
     g.add_argument("--d-model", type=int, help="default: from the tensor shapes")
     g.add_argument("--heads", type=int, help="required with --state-dict")
@@ -839,21 +846,55 @@ def export_model_main(args, module, state, progress) -> int:
             source = f"{Path(args.state_dict).name} (a model state_dict)"
         progress(f"extracted {spec.encoder.layers} layers")
         calibration = {}
-        if args.precision == "int8":
-            progress(f"int8: calibrating and quantising (the C++ quantiser on {args.calibration})")
-            print(model_export.export_int8(spec, weights, args.name, source, args.calibration,
-                                           args.calibration_method, args.percentile, args.header, args.blob,
-                                           calibration))
-        else:
-            print(model_export.export(spec, weights, args.name, source, args.header, args.blob, args.precision))
-        c_api_main(args, True, model_export.describe(spec), progress)
         config = (config_using(f"{args.name}_encoder", spec.encoder) +
                   f"\nusing {args.name}_config = {model_export.model_config_type(args.name, spec)};")
+        with tempfile.TemporaryDirectory() as tmp:
+            blob = args.blob or str(Path(tmp) / "checked.sfwb")
+            if args.precision == "int8":
+                progress(f"int8: calibrating and quantising (the C++ quantiser on {args.calibration})")
+                print(model_export.export_int8(spec, weights, args.name, source, args.calibration,
+                                               args.calibration_method, args.percentile, args.header, blob,
+                                               calibration, announce_blob=bool(args.blob)))
+            else:
+                print(model_export.export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+                if not args.blob:
+                    Path(blob).write_bytes(model_export.blob_bytes(spec, weights, args.precision))
+            torch_module = module if module is not None else model_export.module_of_state(state)
+            if not args.no_verify and torch_module is not None:
+                progress("verify: the export through the reference backend against torch")
+                samples = (model_export.model_calibration(args.calibration, spec) if args.precision == "int8"
+                           else (None, 0))
+                print(export_verify.verify_model(torch_module.eval(), model_export.torch_runner(torch_module),
+                                                 spec, config, args.name, args.precision, Path(blob), *samples))
+            elif not args.no_verify:
+                note("not verified: a ViT state_dict gives no module to compare with (export the saved module)")
+        c_api_main(args, True, model_export.describe(spec), progress)
         report_main(args, model_export.describe(spec), export_report.model_parts(spec, weights), config, True,
                     calibration.get("calibration"), progress)
     except model_export.ep.ExportError as e:
         raise ExportError(str(e)) from None
+    except export_verify.VerifyError as e:
+        raise ExportError(f"verify: {e}") from None
     return 0
+
+
+def verify_encoder_export(args, module, state, spec: EncoderSpec, blob: str) -> None:
+    """Checks an encoder export (export_verify.py) against the saved module, or against a module
+    rebuilt from the state_dict with the options given (which checks the reading of the tensors,
+    not the options)."""
+    if module is None:
+        from staticformer_torch import encoder_layer, norm_of
+        final = norm_of(spec) if spec.final_norm else None
+        module = nn.TransformerEncoder(encoder_layer(spec), spec.layers, norm=final, enable_nested_tensor=False)
+        prefix = args.prefix or ""
+        own = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+        missing, _ = module.load_state_dict(own, strict=False)
+        if missing:
+            note(f"not verified: the state_dict has no {missing[0]} for the options given")
+            return
+    samples = calibration_samples(args.calibration, spec) if args.precision == "int8" else (None, 0)
+    print(export_verify.verify_encoder(module.eval(), spec, config_using(args.name, spec), args.name, args.precision,
+                                       Path(blob), *samples))
 
 
 def report_main(args, description: str, parts: list, config: str, model: bool, calibration, progress) -> None:
@@ -923,15 +964,25 @@ def main(argv=None) -> int:
             source = f"{Path(args.state_dict).name} (a TransformerEncoder state_dict)"
         progress(f"extracted {spec.layers} layers")
         calibration = {}
-        if args.precision == "int8":
-            progress(f"int8: calibrating and quantising (the C++ quantiser on {args.calibration})")
-            print(export_int8(spec, weights, args.name, source, args.calibration, args.calibration_method,
-                              args.percentile, args.header, args.blob, calibration))
-        else:
-            print(export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+        with tempfile.TemporaryDirectory() as tmp:
+            blob = args.blob or str(Path(tmp) / "checked.sfwb")
+            if args.precision == "int8":
+                progress(f"int8: calibrating and quantising (the C++ quantiser on {args.calibration})")
+                print(export_int8(spec, weights, args.name, source, args.calibration, args.calibration_method,
+                                  args.percentile, args.header, blob, calibration, announce_blob=bool(args.blob)))
+            else:
+                print(export(spec, weights, args.name, source, args.header, args.blob, args.precision))
+                if not args.blob:
+                    write_blob(blob, spec, weights, args.precision)
+            if not args.no_verify:
+                progress("verify: the export through the reference backend against torch")
+                verify_encoder_export(args, module, state, spec, blob)
         c_api_main(args, False, describe(spec), progress)
         report_main(args, describe(spec), export_report.encoder_parts(spec, weights), config_using(args.name, spec),
                     False, calibration.get("calibration"), progress)
+    except export_verify.VerifyError as e:
+        print(f"export_pytorch: error: verify: {e}", file=sys.stderr)
+        return 2
     except ExportError as e:
         print(f"export_pytorch: error: {e}", file=sys.stderr)
         return 2

@@ -52,7 +52,7 @@ sys.path.insert(0, str(TOOLS))
 import export_pytorch  # noqa: E402  (the exporter, reused)
 import model_export  # noqa: E402
 from staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier, encoder_layer,  # noqa: E402
-                                feed_forward, norm_of, self_attention)
+                                norm_of, run_encoder)
 from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
 
 
@@ -135,20 +135,6 @@ def build_encoder(s: EncoderSpec) -> nn.TransformerEncoder:
     return encoder
 
 
-def run_layers(encoder: nn.TransformerEncoder, x: torch.Tensor, mask) -> torch.Tensor:
-    """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it: its
-    fast-path checks read the LayerNorms' biases, which an RMSNorm lacks, and it knows no glu or
-    rotary positions."""
-    for layer in encoder.layers:
-        if layer.norm_first:
-            x = x + self_attention(layer, layer.norm1(x), None, mask)
-            x = x + feed_forward(layer, layer.norm2(x))
-        else:
-            x = layer.norm1(x + self_attention(layer, x, None, mask))
-            x = layer.norm2(x + feed_forward(layer, x))
-    return x if encoder.norm is None else encoder.norm(x)
-
-
 def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, masked: tuple = (),
               math_path: bool = False) -> torch.Tensor:
     seq_len = x.shape[1]
@@ -164,7 +150,7 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, m
             first = encoder.layers[0]
             by_layers = (isinstance(first.norm1, RMSNorm) or hasattr(first, "linear3") or hasattr(first, "rotary")
                          or hasattr(first.self_attn, "kv_heads"))
-            out = (run_layers(encoder, x, mask) if by_layers else
+            out = (run_encoder(encoder, x, key_padding_mask=mask) if by_layers else
                    encoder(x, src_key_padding_mask=mask)).detach()
     else:
         with torch.no_grad():
@@ -181,7 +167,8 @@ def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path,
     OUT/<name>/calibration.bin)."""
     s = g.spec
     stem = "model" if precision == "f32" else f"model_{precision}"
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--seq-len", str(s.seq_len),
+    # --no-verify: the parity tests hold these exports to a closer bound
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--no-verify", "--seq-len", str(s.seq_len),
            "--name", g.name if precision == "f32" else f"{g.name}_{precision}",
            "--blob", str(out / f"{stem}.sfwb")]
     if precision != "f32":
@@ -400,8 +387,9 @@ def model_calibration(g: ModelGolden, model: nn.Module) -> np.ndarray:
 
 def export_model_golden(g: ModelGolden, model: nn.Module, out: Path, tmp: Path, precision: str) -> None:
     stem = "model" if precision == "f32" else f"model_{precision}"
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--name", g.name if precision == "f32" else
-           f"{g.name}_{precision}", "--blob", str(out / f"{stem}.sfwm")]
+    # --no-verify: the parity tests hold these exports to a closer bound
+    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--no-verify",
+           "--name", g.name if precision == "f32" else f"{g.name}_{precision}", "--blob", str(out / f"{stem}.sfwm")]
     if precision != "f32":
         cmd += ["--precision", precision]
     if precision == "int8":

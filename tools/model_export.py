@@ -9,9 +9,9 @@ are empty members: one byte each in the payload).
 
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -222,6 +222,24 @@ def extract_model(obj, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelW
                          "VisionTransformer, staticformer_torch.TransformerClassifier or nn.TransformerEncoder)")
 
 
+def torch_runner(obj) -> Callable:
+    """run(module, x, lengths): the module's outputs as the library's model gives them (logits, the
+    pooled row, or every row with padding zero); lengths count tokens (a ViT takes every patch)."""
+    if isinstance(obj, TransformerClassifier):
+        return lambda m, x, lengths: m(x, valid_len=lengths)
+    return lambda m, x, lengths: m(x)
+
+
+def module_of_state(state: dict) -> Optional[nn.Module]:
+    """The TransformerClassifier a state_dict carries the configuration of, its weights loaded;
+    None for another state_dict (a ViT's: its torchvision constructor is not known here)."""
+    if "_extra_state" not in state:
+        return None
+    module = TransformerClassifier(**asdict(config_from_json(state["_extra_state"])))
+    module.load_state_dict(state)
+    return module.eval()
+
+
 def extract_model_state(state: dict, heads: Optional[int], seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
     """A state_dict: a TransformerClassifier's (it carries its configuration) or a ViT's (--heads)."""
     if "_extra_state" in state:
@@ -390,7 +408,7 @@ def model_calibration(path, spec: ModelSpec) -> Tuple[np.ndarray, int]:
 
 def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, calibration, method: str = "min_max",
                 percentile: float = 99.99, header: Optional[str] = None, blob: Optional[str] = None,
-                report: Optional[dict] = None) -> str:
+                report: Optional[dict] = None, announce_blob: bool = True) -> str:
     """As export_pytorch.export_int8 (report["calibration"]: the quantiser's report)."""
     ep.check_name(name)
     samples, tokens = model_calibration(calibration, spec)
@@ -401,7 +419,7 @@ def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, 
     if report is not None:
         report["calibration"] = text
     summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
-    for what, path in (("header", header), ("blob", blob)):
+    for what, path in (("header", header), ("blob", blob if announce_blob else None)):
         if path:
             summary += f", {what} {Path(path).stat().st_size:,} bytes"
     return summary

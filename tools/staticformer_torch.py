@@ -240,6 +240,21 @@ def self_attention(layer: nn.TransformerEncoderLayer, x: torch.Tensor, attn_mask
     return attention(layer.self_attn, x, rotary, attn_mask, key_padding_mask)
 
 
+def run_encoder(encoder: nn.TransformerEncoder, x: torch.Tensor, attn_mask=None,
+                key_padding_mask=None) -> torch.Tensor:
+    """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it, and with
+    what it does not know: RMSNorm (its fast-path checks read the LayerNorms' biases), glu, rotary
+    positions and grouped-query attention. x: [batch, rows, d_model]."""
+    for layer in encoder.layers:
+        if layer.norm_first:
+            x = x + self_attention(layer, layer.norm1(x), attn_mask, key_padding_mask)
+            x = x + feed_forward(layer, layer.norm2(x))
+        else:
+            x = layer.norm1(x + self_attention(layer, x, attn_mask, key_padding_mask))
+            x = layer.norm2(x + feed_forward(layer, x))
+    return x if encoder.norm is None else encoder.norm(x)
+
+
 def norm_of(c) -> nn.Module:
     """An encoder norm of c's options: RMSNorm (rms_norm), or a LayerNorm, without bias for no_norm_bias."""
     if c.rms_norm:
