@@ -4,7 +4,9 @@ with the allowed ones named, dropout for training that eval and the export leave
 nn.TransformerEncoderLayer exported as a one-layer encoder, --quiet silencing every note, the
 hint for a module pickled from a training script's __main__, and the export's self-check
 (tools/export_verify.py): right exports pass it in every precision, wrong ones (two layers
-swapped, a transposed projection, causal attention dropped) fail it. Run with /usr/bin/python3 (torch)."""
+swapped, a transposed projection, causal attention dropped) fail it; and int8 calibration with
+each sample's length and key padding mask, so that padding is never calibrated as data. Run with
+/usr/bin/python3 (torch)."""
 
 import contextlib
 import io
@@ -213,6 +215,37 @@ def check_wrong_exports_fail(tmp: Path) -> None:
           f"a model with two layers swapped: the export fails ({err.strip()[:160]})")
 
 
+def check_calibration_extents(tmp: Path) -> None:
+    """A .npz with lengths: what lies past them is never read (garbage there gives the bytes of
+    zeros there); the report counts the samples and the tokens seen (valid, not masked)."""
+    torch.manual_seed(13)
+    model = classifier().eval()
+    g = np.random.default_rng(8)
+    x = g.standard_normal((16, 8, 3)).astype(np.float32)
+    lengths = g.integers(2, 9, 16)
+    mask = g.random((16, 8)) < 0.25
+    zero, junk = x.copy(), x.copy()
+    for i, n in enumerate(lengths):
+        zero[i, n:], junk[i, n:] = 0.0, 1e4
+    blobs, reports = {}, {}
+    for name, arrays in (("zero", dict(inputs=zero, lengths=lengths)), ("junk", dict(inputs=junk, lengths=lengths)),
+                         ("masked", dict(inputs=zero, lengths=lengths, key_padding_mask=mask))):
+        np.savez(tmp / f"{name}.npz", **arrays)
+        status, out, err = exported(tmp, model, "--precision", "int8", "--calibration", str(tmp / f"{name}.npz"),
+                                    "--blob", str(tmp / f"{name}.sfwm"), "--no-verify")
+        blobs[name], reports[name] = (tmp / f"{name}.sfwm").read_bytes() if status == 0 else b"", out
+    check(blobs["zero"] and blobs["zero"] == blobs["junk"], "calibration never reads past each sample's length")
+    seen = int(lengths.sum())
+    kept = int(sum((~mask[i, :n]).sum() for i, n in enumerate(lengths)))
+    check(f"calibrated on 16 samples, {seen} tokens (valid)\n" in reports["zero"],
+          f"the report counts {seen} valid tokens")
+    check(f"calibrated on 16 samples, {kept} tokens (valid, not masked)" in reports["masked"],
+          f"the report counts {kept} valid, kept tokens")
+    np.savez(tmp / "bad.npz", inputs=zero, lengths=lengths + 1)
+    status, out, err = exported(tmp, model, "--precision", "int8", "--calibration", str(tmp / "bad.npz"))
+    check(status == 2 and "lengths must be 16 integers in 1..8" in err, "lengths past the inputs are refused")
+
+
 def main() -> int:
     os.environ.pop("STATICFORMER_PROGRESS", None)
     with tempfile.TemporaryDirectory() as d:
@@ -224,6 +257,7 @@ def main() -> int:
         check_pickle_hint(tmp)
         check_verified(tmp)
         check_wrong_exports_fail(tmp)
+        check_calibration_extents(tmp)
     print("exporter edges:", "FAILED" if failures else "all as documented")
     return 1 if failures else 0
 

@@ -677,9 +677,64 @@ def export(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str,
 
 # ---- int8: calibration and quantisation by the library's C++ -----------------------------
 
-def calibration_samples(path, spec: EncoderSpec) -> Tuple[np.ndarray, int]:
-    """[count, seq_len, d_model] float32 samples (zero-padded) and the real rows per sample."""
-    a = np.load(path)
+@dataclass
+class Calibration:
+    """Calibration samples as the C++ quantiser reads them (zero-padded to the model's rows or
+    tokens), each one's valid length, and its key padding mask if the file has one."""
+    samples: np.ndarray
+    lengths: np.ndarray           # int32 [count]
+    masks: Optional[np.ndarray]   # uint8 [count, tokens], 1: padding (torch's True)
+
+    def quantiser_args(self, tmp: Path) -> List[str]:
+        """The files of the lengths and masks, written to tmp, as the quantiser's arguments."""
+        self.lengths.astype("<i4").tofile(tmp / "lengths.bin")
+        if self.masks is None:
+            return ["--lengths", str(tmp / "lengths.bin")]
+        self.masks.astype(np.uint8).tofile(tmp / "masks.bin")
+        return ["--lengths", str(tmp / "lengths.bin"), "--masks", str(tmp / "masks.bin")]
+
+
+def read_calibration(path) -> Tuple[np.ndarray, Optional[np.ndarray], Optional[np.ndarray]]:
+    """(inputs, lengths, key_padding_mask) of a calibration file: a .npy holds the inputs alone, a
+    .npz 'inputs' and, optionally, 'lengths' (valid tokens per sample) and 'key_padding_mask'
+    (bool [count, tokens], True where a token is padding, as torch's src_key_padding_mask)."""
+    try:
+        data = np.load(path)
+    except Exception as e:
+        raise ExportError(f"cannot read calibration samples {path}: {e}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        return data, None, None
+    unknown = set(data.files) - {"inputs", "lengths", "key_padding_mask"}
+    if "inputs" not in data.files or unknown:
+        raise ExportError(f"{path}: a calibration .npz holds 'inputs' and optionally 'lengths' and "
+                          f"'key_padding_mask', not {sorted(data.files)}")
+    return data["inputs"], data.get("lengths"), data.get("key_padding_mask")
+
+
+def calibration_extents(path, inputs: np.ndarray, samples: np.ndarray, lengths, mask, tokens: int) -> Calibration:
+    """A Calibration of samples (inputs padded to `tokens`), checking the lengths (default: the
+    tokens the inputs have) and the mask ([count, up to tokens] bools, padded with False)."""
+    count, given = samples.shape[0], inputs.shape[1] if inputs.ndim > 1 else 1
+    if lengths is None:
+        lengths = np.full(count, given, dtype=np.int32)
+    lengths = np.asarray(lengths)
+    if lengths.shape != (count,) or not np.issubdtype(lengths.dtype, np.integer) or \
+            lengths.min() < 1 or lengths.max() > given:
+        raise ExportError(f"{path}: lengths must be {count} integers in 1..{given}")
+    masks = None
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_ or mask.ndim != 2 or mask.shape[0] != count or mask.shape[1] > tokens:
+            raise ExportError(f"{path}: key_padding_mask must be bool [{count}, up to {tokens}], not "
+                              f"{mask.dtype} {list(mask.shape)}")
+        masks = np.zeros((count, tokens), dtype=np.uint8)
+        masks[:, :mask.shape[1]] = mask
+    return Calibration(samples, lengths.astype(np.int32), masks)
+
+
+def calibration_samples(path, spec: EncoderSpec) -> Calibration:
+    """[count, seq_len, d_model] float32 samples (zero-padded), their lengths and masks."""
+    a, lengths, mask = read_calibration(path)
     if a.ndim == 2:
         a = a[None]
     if a.ndim != 3 or a.shape[2] != spec.d_model or not 1 <= a.shape[1] <= spec.seq_len or a.shape[0] < 1:
@@ -689,21 +744,22 @@ def calibration_samples(path, spec: EncoderSpec) -> Tuple[np.ndarray, int]:
         raise ExportError(f"{path}: calibration samples must be finite")
     out = np.zeros((a.shape[0], spec.seq_len, spec.d_model), dtype="<f4")
     out[:, :a.shape[1], :] = a
-    return out, a.shape[1]
+    return calibration_extents(path, a, out, lengths, mask, spec.seq_len)
 
 
-def run_quantiser(f32_header: str, call: str, samples: np.ndarray, args: List[str],
+def run_quantiser(f32_header: str, call: str, calibration: Calibration, args: List[str],
                   header: Optional[str], blob: Optional[str]) -> str:
     """Compiles a program around quant::<call> (tools/quantize_tool.hpp) with the f32 weights'
-    header, runs it on the calibration samples (written raw) and lets it write the int8 header
-    and / or blob; its report goes to stdout and is returned."""
+    header, runs it on the calibration samples (written raw, with their lengths and masks) and
+    lets it write the int8 header and / or blob; its report goes to stdout and is returned."""
     import shlex
     import subprocess
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         (t / "model_f32.hpp").write_text(f32_header)
-        samples.tofile(t / "calibration.bin")
+        calibration.samples.tofile(t / "calibration.bin")
+        args = calibration.quantiser_args(t) + args
         (t / "quantise.cpp").write_text(
             '#include "model_f32.hpp"\n#include "quantize_tool.hpp"\n'
             f"int main(int argc, char** argv) {{ return staticformer::quant::{call}; }}\n")
@@ -733,13 +789,14 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
     and/or blob; its report goes to stdout (and to report["calibration"] if report is given).
     Returns a one-line summary (naming the blob if announce_blob)."""
     check_name(name)
-    samples, rows = calibration_samples(calibration, spec)
+    samples = calibration_samples(calibration, spec)
     text = run_quantiser(header_text(name, spec, weights, source, "f32"), f"tool_main<{name}_config>({name}, argc, argv)",
-                  samples, ["--valid-len", str(rows), "--method", method, "--percentile", repr(percentile),
-                            "--name", name, "--config", config_using(name, spec), "--source", source], header, blob)
+                         samples, ["--method", method, "--percentile", repr(percentile),
+                                   "--name", name, "--config", config_using(name, spec), "--source", source],
+                         header, blob)
     if report is not None:
         report["calibration"] = text
-    summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
+    summary = f"{name}: {describe(spec)}, int8, calibrated on {len(samples.lengths)} samples ({method})"
     if header:
         summary += f", header {Path(header).stat().st_size:,} bytes"
     if blob and announce_blob:
@@ -862,10 +919,9 @@ def export_model_main(args, module, state, progress) -> int:
             torch_module = module if module is not None else model_export.module_of_state(state)
             if not args.no_verify and torch_module is not None:
                 progress("verify: the export through the reference backend against torch")
-                samples = (model_export.model_calibration(args.calibration, spec) if args.precision == "int8"
-                           else (None, 0))
+                samples = model_export.model_calibration(args.calibration, spec) if args.precision == "int8" else None
                 print(export_verify.verify_model(torch_module.eval(), model_export.torch_runner(torch_module),
-                                                 spec, config, args.name, args.precision, Path(blob), *samples))
+                                                 spec, config, args.name, args.precision, Path(blob), samples))
             elif not args.no_verify:
                 note("not verified: a ViT state_dict gives no module to compare with (export the saved module)")
         c_api_main(args, True, model_export.describe(spec), progress)
@@ -892,9 +948,9 @@ def verify_encoder_export(args, module, state, spec: EncoderSpec, blob: str) -> 
         if missing:
             note(f"not verified: the state_dict has no {missing[0]} for the options given")
             return
-    samples = calibration_samples(args.calibration, spec) if args.precision == "int8" else (None, 0)
+    samples = calibration_samples(args.calibration, spec) if args.precision == "int8" else None
     print(export_verify.verify_encoder(module.eval(), spec, config_using(args.name, spec), args.name, args.precision,
-                                       Path(blob), *samples))
+                                       Path(blob), samples))
 
 
 def report_main(args, description: str, parts: list, config: str, model: bool, calibration, progress) -> None:

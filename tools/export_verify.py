@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 import torch
@@ -145,12 +145,17 @@ def encoder_outputs(encoder: torch.nn.Module, x: np.ndarray, lengths: np.ndarray
     return out.reshape(len(lengths), -1)
 
 
+def first_samples(calibration) -> Samples:
+    """The first calibration samples (export_pytorch.Calibration), with their lengths."""
+    return Samples(calibration.samples[:SAMPLES], calibration.lengths[:SAMPLES])
+
+
 def verify_encoder(encoder: torch.nn.Module, spec, config: str, name: str, precision: str, blob: Path,
-                   calibration: Optional[np.ndarray] = None, calibration_rows: int = 0) -> str:
-    """Checks an encoder export (spec: its EncoderSpec; config: 'using NAME_config = ...;')."""
+                   calibration=None) -> str:
+    """Checks an encoder export (spec: its EncoderSpec; config: 'using NAME_config = ...;';
+    calibration: int8's export_pytorch.Calibration)."""
     if precision == "int8":
-        samples = Samples(calibration[:SAMPLES].astype("<f4"), np.full(min(SAMPLES, len(calibration)),
-                                                                       calibration_rows, dtype=np.int32))
+        samples = first_samples(calibration)
     else:
         samples = random_samples((spec.seq_len, spec.d_model), spec.seq_len)
     net = f"staticformer::encoder<{name}_config, staticformer::{precision}, staticformer::reference>"
@@ -163,16 +168,15 @@ def verify_encoder(encoder: torch.nn.Module, spec, config: str, name: str, preci
 
 
 def verify_model(module: torch.nn.Module, run: Callable, spec, config: str, name: str, precision: str,
-                 blob: Path, calibration: Optional[np.ndarray] = None, calibration_rows: int = 0) -> str:
+                 blob: Path, calibration=None) -> str:
     """Checks a whole-model export. run(module, x, lengths) gives the module's outputs [count, ...]
     as the library lays them out (logits, the pooled row, or every row with padding zero)."""
     tokens = spec.encoder.seq_len - int(spec.cls_token)
     shape = (tokens,) if spec.input == "tokens" else (
         tuple(spec.image) if spec.input == "patches" else (tokens, spec.features))
     if precision == "int8":
-        count = min(SAMPLES, len(calibration))
-        samples = Samples(calibration[:count].reshape((count,) + shape),
-                          np.full(count, calibration_rows, dtype=np.int32))
+        samples = first_samples(calibration)
+        samples.inputs = samples.inputs.reshape((len(samples.lengths),) + shape)
     else:
         samples = random_samples(shape, tokens, spec.vocab if spec.input == "tokens" else 0,
                                  full_only=spec.input == "patches")

@@ -380,18 +380,17 @@ def export(spec: ModelSpec, weights: ModelWeights, name: str, source: str, heade
 
 # ---- int8: the library's quantiser (tools/quantize_tool.hpp, model_tool_main) ----------------------
 
-def model_calibration(path, spec: ModelSpec) -> Tuple[np.ndarray, int]:
-    """(samples as the C++ tool reads them, tokens per sample) from a .npy of token ids [count,
-    tokens], features [count, tokens, features] or images [count, channels, height, width]."""
-    try:
-        a = np.load(path)
-    except Exception as e:
-        raise ep.ExportError(f"cannot read calibration samples {path}: {e}") from None
+def model_calibration(path, spec: ModelSpec) -> "ep.Calibration":
+    """The samples as the C++ tool reads them, with their lengths and masks (export_pytorch's
+    read_calibration): token ids [count, tokens], features [count, tokens, features] or images
+    [count, channels, height, width] (all their patches)."""
+    a, lengths, mask = ep.read_calibration(path)
     tokens = spec.input_tokens
     if spec.input == "patches":
         if a.ndim != 4 or tuple(a.shape[1:]) != tuple(spec.image):
             raise ep.ExportError(f"calibration images must be [count, {', '.join(map(str, spec.image))}], got {a.shape}")
-        return np.ascontiguousarray(a, dtype="<f4"), tokens
+        out = np.ascontiguousarray(a, dtype="<f4")
+        return ep.calibration_extents(path, np.zeros((len(a), tokens)), out, lengths, mask, tokens)
     if spec.input == "tokens":
         if a.ndim != 2 or not 1 <= a.shape[1] <= tokens or not np.issubdtype(a.dtype, np.integer):
             raise ep.ExportError(f"calibration token ids must be integers [count, 1..{tokens}], got {a.dtype} {a.shape}")
@@ -403,7 +402,7 @@ def model_calibration(path, spec: ModelSpec) -> Tuple[np.ndarray, int]:
             raise ep.ExportError(f"calibration features must be [count, 1..{tokens}, {spec.features}], got {a.shape}")
         out = np.zeros((a.shape[0], tokens, spec.features), dtype="<f4")
     out[:, : a.shape[1]] = a
-    return out, a.shape[1]
+    return ep.calibration_extents(path, a, out, lengths, mask, tokens)
 
 
 def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, calibration, method: str = "min_max",
@@ -411,14 +410,14 @@ def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, 
                 report: Optional[dict] = None, announce_blob: bool = True) -> str:
     """As export_pytorch.export_int8 (report["calibration"]: the quantiser's report)."""
     ep.check_name(name)
-    samples, tokens = model_calibration(calibration, spec)
+    samples = model_calibration(calibration, spec)
     config = ep.config_using(f"{name}_encoder", spec.encoder) + f"\nusing {name}_config = {model_config_type(name, spec)};"
     text = ep.run_quantiser(header_text(name, spec, weights, source, "f32"), f"model_tool_main<{name}_config>({name}, argc, argv)",
-                     samples, ["--valid-len", str(tokens), "--method", method, "--percentile", repr(percentile),
-                               "--name", name, "--config", config, "--source", source], header, blob)
+                            samples, ["--method", method, "--percentile", repr(percentile),
+                                      "--name", name, "--config", config, "--source", source], header, blob)
     if report is not None:
         report["calibration"] = text
-    summary = f"{name}: {describe(spec)}, int8, calibrated on {samples.shape[0]} samples ({method})"
+    summary = f"{name}: {describe(spec)}, int8, calibrated on {len(samples.lengths)} samples ({method})"
     for what, path in (("header", header), ("blob", blob if announce_blob else None)):
         if path:
             summary += f", {what} {Path(path).stat().st_size:,} bytes"

@@ -8,14 +8,17 @@
 //   tool_main<cfg>(w, argc, argv) with arguments
 //     --calibration FILE  float32 samples, [count][seq_len][d_model] (rows past --valid-len are ignored)
 //     --valid-len N       real rows per sample (default seq_len)
+//     --lengths FILE      instead: int32 [count], each sample's real rows
+//     --masks FILE        key padding masks, one byte per row (nonzero: padding), [count][seq_len]
 //     --method min_max|percentile   --percentile P (default 99.99)
 //     --name NAME  --config "using NAME_config = ...;"  --header FILE  --blob FILE
 // prints the per-layer report (scale, zero point, clipped share of every tensor) and the SQNR
 // of the int8 encoder against the f32 encoder on the calibration samples.
 //   model_tool_main<model_cfg>(w, argc, argv): the same for whole models (quant/model_quantize.hpp),
 //     --calibration holding token ids (int32) or features / images (float32), model_cfg::input_values
-//     per sample, --valid-len their tokens; also prints the model's own tensors and the arg-max
-//     agreement of the int8 and f32 models.
+//     per sample, --valid-len their tokens (or --lengths; --masks [count][input tokens]); also
+//     prints the model's own tensors and the arg-max agreement of the int8 and f32 models.
+// Both print how many samples and tokens (valid, not masked) the calibration saw.
 #pragma once
 
 #include <cmath>
@@ -200,25 +203,44 @@ inline void progress(const char* what, int done, int count) {
 
 }  // namespace detail
 
+// Each calibration sample's valid length and key padding mask (tokens entries per sample).
+struct sample_extents {
+    std::vector<std::int32_t> lengths;
+    std::vector<std::uint8_t> masks;  // empty: no masks
+    int tokens = 0;
+
+    int count() const { return int(lengths.size()); }
+    key_padding_mask mask(int s) const {
+        return masks.empty() ? key_padding_mask{} : key_padding_mask{masks.data() + std::size_t(s) * tokens, tokens};
+    }
+    // The tokens calibrated on: valid and not masked.
+    long long seen() const {
+        long long n = 0;
+        for (int s = 0; s < count(); ++s)
+            for (int t = 0; t < lengths[s]; ++t) n += masks.empty() || !masks[std::size_t(s) * tokens + t];
+        return n;
+    }
+};
+
 // SQNR (dB) of the dequantised int8 encoder output against the f32 reference, over the valid
-// rows of `count` samples.
+// rows of the samples.
 template <class Cfg>
 double sqnr_db(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, int8>& w8, const float* samples,
-               int count, int valid_len) {
+               const sample_extents& e) {
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
     static workspace<Cfg> ws;
     static workspace_int8<Cfg> ws8;
     std::vector<float> y(n), yq(n);
     std::vector<std::int8_t> q(n), out(n);
     double signal = 0, noise = 0;
-    for (int s = 0; s < count; ++s) {
-        detail::progress("int8 against f32", s + 1, count);
+    for (int s = 0; s < e.count(); ++s) {
+        detail::progress("int8 against f32", s + 1, e.count());
         const float* x = samples + std::size_t(s) * n;
-        forward<reference>(w32, ws, x, y.data(), valid_len);
+        forward<reference>(w32, ws, x, y.data(), e.lengths[s], e.mask(s));
         quantize_input(w8, x, q.data(), n);  // (ok: calibration took every sample)
-        forward<reference>(w8, ws8, q.data(), out.data(), valid_len);
+        forward<reference>(w8, ws8, q.data(), out.data(), e.lengths[s], e.mask(s));
         dequantize_output(w8, out.data(), yq.data(), n);
-        for (std::size_t i = 0; i < std::size_t(valid_len) * Cfg::d_model; ++i) {
+        for (std::size_t i = 0; i < std::size_t(e.lengths[s]) * Cfg::d_model; ++i) {
             signal += double(y[i]) * y[i];
             noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
         }
@@ -228,7 +250,7 @@ double sqnr_db(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, 
 
 // The tools' command line (header comment above).
 struct tool_args {
-    std::string calibration, name = "model", config, header, blob, source = "f32 weights";
+    std::string calibration, lengths, masks, name = "model", config, header, blob, source = "f32 weights";
     int valid_len = 0;  // 0: every row / token of a sample
     options o;
     // 0 when parsed, else the exit status after a message
@@ -237,6 +259,8 @@ struct tool_args {
             const std::string k = argv[i], v = argv[i + 1];
             if (k == "--calibration") calibration = v;
             else if (k == "--valid-len") valid_len = std::atoi(v.c_str());
+            else if (k == "--lengths") lengths = v;
+            else if (k == "--masks") masks = v;
             else if (k == "--method") o.range = v == "percentile" ? method::percentile : method::min_max;
             else if (k == "--percentile") o.percentile = std::atof(v.c_str());
             else if (k == "--name") name = v;
@@ -272,6 +296,25 @@ std::vector<T> read_samples(const std::string& path, std::size_t per_sample) {
     return v;
 }
 
+// The extents of `count` samples of `tokens` rows or tokens each, from --lengths / --masks or
+// --valid-len (0: all); 0, or the exit status after a message.
+inline int read_extents(const tool_args& a, int count, int tokens, sample_extents& e) {
+    e.tokens = tokens;
+    e.lengths.assign(std::size_t(count), a.valid_len ? a.valid_len : tokens);
+    if (!a.lengths.empty()) e.lengths = read_samples<std::int32_t>(a.lengths, 1);
+    if (!a.masks.empty()) e.masks = read_samples<std::uint8_t>(a.masks, std::size_t(tokens));
+    if (e.count() != count || (!a.masks.empty() && e.masks.size() != std::size_t(count) * tokens))
+        return std::fprintf(stderr, "--lengths / --masks: need one length and %d mask bytes per sample\n", tokens), 2;
+    for (const std::int32_t n : e.lengths)
+        if (n < 1 || n > tokens) return std::fprintf(stderr, "a valid length %d outside 1..%d\n", int(n), tokens), 2;
+    return 0;
+}
+
+inline void print_seen(const sample_extents& e) {
+    std::printf("calibrated on %d samples, %lld tokens (valid%s)\n", e.count(), e.seen(),
+                e.masks.empty() ? "" : ", not masked");
+}
+
 // The int8 header (write(FILE*)) and blob (the bytes of `blob_bytes`) the arguments ask for.
 template <class WriteHeader, class W>
 int write_outputs(const tool_args& a, WriteHeader&& write_header_to, const W& w8, std::size_t blob_bytes) {
@@ -296,52 +339,90 @@ template <class Cfg>
 int tool_main(const encoder_weights<Cfg, f32>& w32, int argc, char** argv) {
     tool_args a;
     if (const int bad = a.parse(argc, argv)) return bad;
-    const int valid_len = a.valid_len ? a.valid_len : Cfg::seq_len;
-    if (valid_len < 1 || valid_len > Cfg::seq_len) return std::fprintf(stderr, "bad --valid-len\n"), 2;
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
     const std::vector<float> samples = read_samples<float>(a.calibration, n);
     if (samples.empty())
         return std::fprintf(stderr, "calibration file %s: need a whole number of [%d][%d] float32 samples\n",
                             a.calibration.c_str(), Cfg::seq_len, Cfg::d_model), 2;
     const int count = int(samples.size() / n);
+    sample_extents e;
+    if (const int bad = read_extents(a, count, Cfg::seq_len, e)) return bad;
 
     calibrator<Cfg> c(w32);
     for (int s = 0; s < count; ++s) {
-        if (const status st = c.observe(samples.data() + std::size_t(s) * n, valid_len); st != status::ok)
+        if (const status st = c.observe(samples.data() + std::size_t(s) * n, e.lengths[s], e.mask(s));
+            st != status::ok)
             return refused_sample(a, s, st);
         detail::progress("calibration", s + 1, count);
     }
     static encoder_weights<Cfg, int8> w8;
     const report r = c.quantize(w8, a.o);
     detail::print_report(r);
-    std::printf("int8 vs f32 SQNR on the %d calibration samples: %.2f dB\n", count,
-                sqnr_db(w32, w8, samples.data(), count, valid_len));
+    print_seen(e);
+    std::printf("int8 vs f32 SQNR on the %d calibration samples: %.2f dB\n", count, sqnr_db(w32, w8, samples.data(), e));
     std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
         a, [&](std::FILE* f) { detail::write_header(f, a.name.c_str(), a.config.c_str(), w8, a.source.c_str()); }, w8,
         blob::size<Cfg, int8>);
 }
 
+// The int8 model against the f32 one on the calibration samples: the SQNR of the logits (or
+// output rows), printed, and how often the arg-max agrees.
+template <class M>
+void print_model_agreement(const model_weights<M, f32>& w32, const model_weights<M, int8>& w8,
+                           const std::vector<model_input_t<M>>& samples, const sample_extents& e) {
+    static model_workspace_for<M, reference, f32> ws;
+    static model_workspace_for<M, reference, int8> ws8;
+    std::vector<float> y(M::output_values), yq(M::output_values);
+    std::vector<model_output_t<M, int8>> q(M::output_values);
+    std::vector<model_input_t<M, int8>> x8(M::input_values);
+    double signal = 0, noise = 0;
+    int agree = 0;
+    for (int s = 0; s < e.count(); ++s) {
+        detail::progress("int8 against f32", s + 1, e.count());
+        const model_input_t<M>* in = samples.data() + std::size_t(s) * M::input_values;
+        forward<reference>(w32, ws, in, y.data(), e.lengths[s], e.mask(s));
+        if constexpr (M::input == input_kind::tokens) {
+            forward<reference>(w8, ws8, in, q.data(), e.lengths[s], e.mask(s));
+        } else {
+            quantize_model_input(w8, in, x8.data(), M::input_values);  // (ok: calibration took every sample)
+            forward<reference>(w8, ws8, x8.data(), q.data(), e.lengths[s], e.mask(s));
+        }
+        if constexpr (M::has_head) {
+            dequantize_logits(w8, q.data(), yq.data(), M::output_values);
+            agree += arg_max(y.data(), M::classes) == arg_max(yq.data(), M::classes);
+        } else {
+            dequantize_model_output(w8, q.data(), yq.data(), M::output_values);
+        }
+        for (std::size_t i = 0; i < y.size(); ++i) signal += double(y[i]) * y[i], noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
+    }
+    std::printf("int8 vs f32 on the %d calibration samples: SQNR %.2f dB", e.count(),
+                noise > 0 ? 10.0 * std::log10(signal / noise) : INFINITY);
+    if (M::has_head) std::printf(", arg-max agrees on %d", agree);
+    std::printf("\n");
+}
+
 // Whole models: --calibration holds samples of model_cfg::input_values values each, int32 token
-// ids or float32 features / images; --valid-len: the tokens of each sample (default: all).
-// Prints the encoder's report, the model's own tensors, and the int8 model against the f32 one
-// on the samples: SQNR of the logits (or output rows) and how often the arg-max agrees.
+// ids or float32 features / images; --valid-len: the tokens of each sample (default: all), or
+// --lengths and --masks. Prints the encoder's report, the model's own tensors, and the int8
+// model against the f32 one on the samples.
 template <class M>
 int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     tool_args a;
     if (const int bad = a.parse(argc, argv)) return bad;
-    const int valid = a.valid_len ? a.valid_len : M::input_tokens;
-    if (valid < 1 || valid > M::input_tokens) return std::fprintf(stderr, "bad --valid-len\n"), 2;
     using in_t = model_input_t<M>;
     const std::vector<in_t> samples = read_samples<in_t>(a.calibration, M::input_values);
     if (samples.empty())
         return std::fprintf(stderr, "calibration file %s: need whole samples of %zu %s values\n", a.calibration.c_str(),
                             M::input_values, M::input == input_kind::tokens ? "int32" : "float32"), 2;
     const int count = int(samples.size() / M::input_values);
+    sample_extents e;
+    if (const int bad = read_extents(a, count, M::input_tokens, e)) return bad;
 
     model_calibrator<M> c(w32);
     for (int s = 0; s < count; ++s) {
-        if (const status st = c.observe(samples.data() + std::size_t(s) * M::input_values, valid); st != status::ok)
+        if (const status st = c.observe(samples.data() + std::size_t(s) * M::input_values, e.lengths[s], e.mask(s));
+            st != status::ok)
             return refused_sample(a, s, st);
         detail::progress("calibration", s + 1, count);
     }
@@ -353,37 +434,9 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     };
     if (M::input != input_kind::tokens) row("input", r.input);
     row("embedding", r.embedding), row("positions", r.positions), row("embedded", r.embedded), row("logits", r.logits);
-
-    // The int8 model against the f32 one on the calibration samples.
-    static model_workspace_for<M, reference, f32> ws;
-    static model_workspace_for<M, reference, int8> ws8;
-    std::vector<float> y(M::output_values), yq(M::output_values), x(M::input_values);
-    std::vector<model_output_t<M, int8>> q(M::output_values);
-    std::vector<model_input_t<M, int8>> x8(M::input_values);
-    double signal = 0, noise = 0;
-    int agree = 0;
-    for (int s = 0; s < count; ++s) {
-        detail::progress("int8 against f32", s + 1, count);
-        const in_t* in = samples.data() + std::size_t(s) * M::input_values;
-        forward<reference>(w32, ws, in, y.data(), valid);
-        if constexpr (M::input == input_kind::tokens) {
-            forward<reference>(w8, ws8, in, q.data(), valid);
-        } else {
-            quantize_model_input(w8, in, x8.data(), M::input_values);  // (ok: calibration took every sample)
-            forward<reference>(w8, ws8, x8.data(), q.data(), valid);
-        }
-        if constexpr (M::has_head) {
-            dequantize_logits(w8, q.data(), yq.data(), M::output_values);
-            agree += arg_max(y.data(), M::classes) == arg_max(yq.data(), M::classes);
-        } else {
-            dequantize_model_output(w8, q.data(), yq.data(), M::output_values);
-        }
-        for (std::size_t i = 0; i < y.size(); ++i) signal += double(y[i]) * y[i], noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
-    }
-    std::printf("int8 vs f32 on the %d calibration samples: SQNR %.2f dB", count,
-                noise > 0 ? 10.0 * std::log10(signal / noise) : INFINITY);
-    if (M::has_head) std::printf(", arg-max agrees on %d", agree);
-    std::printf("\nweights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
+    print_seen(e);
+    print_model_agreement(w32, w8, samples, e);
+    std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
         a, [&](std::FILE* f) { detail::write_model_header(f, a.name.c_str(), a.config.c_str(), w8, a.source.c_str()); },
         w8, blob::model_size<M, int8>);

@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
     sf::quant::detail::write_header(f, "weights", config_line.c_str(), w8, "the footprint's f32 weights",
                                     "ports/footprint/quantize_weights.cpp");
     if (std::fclose(f) != 0) return 1;
+    const sf::quant::sample_extents every_row{std::vector<std::int32_t>(std::size_t(count), cfg::seq_len), {},
+                                              cfg::seq_len};
     std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count,
-                sf::quant::sqnr_db(sf_fp::weights, w8, samples.data(), count, cfg::seq_len));
+                sf::quant::sqnr_db(sf_fp::weights, w8, samples.data(), every_row));
     return 0;
 }
