@@ -181,8 +181,6 @@ def model_problems(values: Mapping[str, object], seq_len: Optional[int] = None) 
             out.append("input 'patches': seq_len must be the number of patches (plus one with cls_token)")
     if v["scale_embedding"] and v["input"] != "tokens":
         out.append("scale_embedding applies to input 'tokens' only")
-    if v["pooling"] == "cls" and not v["cls_token"]:
-        out.append("pooling='cls' needs cls_token=True")
     if v["classes"] and v["pooling"] == "none":
         out.append("a classifier head (classes > 0) needs pooling 'cls' or 'mean'")
     if seq_len is not None and seq_len - int(v["cls_token"]) <= 0:

@@ -306,6 +306,13 @@ MODEL_GOLDENS = [
                                                      no_bias=True, rms_norm=True, glu=True, rotary="halves",
                                                      kv_heads=2),
                 12, 22, "state_dict", (0, 5)),
+    # BERT-like: the [CLS] an ordinary token at position 0, its row pooled (no cls_token), learned
+    # positions, an embedding LayerNorm, post-norm GELU
+    ModelGolden("tokens_first_row", "classifier", dict(d_model=24, heads=4, d_ff=36, layers=2, seq_len=10,
+                                                       input="tokens", vocab=15, positions="learned",
+                                                       embedding_norm=True, pooling="cls", classes=3,
+                                                       activation="gelu"),
+                8, 23, "module", (6,)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES

@@ -38,7 +38,7 @@ struct sinusoidal_positions {};  // PE(pos, 2i) = sin(pos / 10000^(2i / d_model)
 struct learned_positions {};     // a learned table [seq_len][d_model] in the weights
 struct cls_token {};             // a learned token before the input's (the encoder's row 0)
 struct embedding_norm {};        // a LayerNorm (the encoder's epsilon) after positions (BERT)
-struct cls_pooling {};           // output: the encoder's row 0
+struct cls_pooling {};           // output: the encoder's row 0 (without cls_token: the first token's, as BERT's [CLS])
 struct mean_pooling {};          // output: the mean of the encoder's valid rows (CLS included)
 template <int Classes>
 struct classifier_head {};       // output: Classes logits of a linear layer on the pooled row
@@ -143,7 +143,6 @@ struct model_config {
                   "classifier_head needs at least one class");
     static_assert(!has_head || pooling != pooling_kind::none,
                   "classifier_head needs a pooled row: add cls_pooling or mean_pooling");
-    static_assert(pooling != pooling_kind::cls || has_cls, "cls_pooling needs cls_token");
 
     // Input tokens: at most seq_len (seq_len - 1 with a CLS token); an image has exactly its
     // patches.

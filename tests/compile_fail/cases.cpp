@@ -192,8 +192,6 @@ constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, 
                                                     sf::mean_pooling>>;
 #elif CASE == 65
 constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::classifier_head<3>>>;
-#elif CASE == 66
-constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::cls_pooling>>;
 #elif CASE == 67  // ok_cfg has 4 rows: a 4x4 image in 2x2 patches has 4, plus the CLS token 5
 constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::patch_input<1, 4, 4, 2>, sf::cls_token>>;
 #elif CASE == 68

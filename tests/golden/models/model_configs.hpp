@@ -30,6 +30,8 @@ using sensor_swiglu_encoder_config = staticformer::encoder_config<16, 4, 24, 10,
 using sensor_swiglu_config = staticformer::model_config<sensor_swiglu_encoder_config, staticformer::feature_input<6>, staticformer::learned_positions, staticformer::cls_token, staticformer::cls_pooling, staticformer::classifier_head<3>>;
 using tokens_neobert_encoder_config = staticformer::encoder_config<32, 4, 40, 14, 2, staticformer::pre_norm, staticformer::silu, staticformer::final_norm, staticformer::no_bias, staticformer::rms_norm, staticformer::glu, staticformer::rotary<10000>, staticformer::kv_heads<2>>;
 using tokens_neobert_config = staticformer::model_config<tokens_neobert_encoder_config, staticformer::token_input<23>, staticformer::mean_pooling, staticformer::classifier_head<5>>;
+using tokens_first_row_encoder_config = staticformer::encoder_config<24, 4, 36, 10, 2, staticformer::gelu>;
+using tokens_first_row_config = staticformer::model_config<tokens_first_row_encoder_config, staticformer::token_input<15>, staticformer::learned_positions, staticformer::embedding_norm, staticformer::cls_pooling, staticformer::classifier_head<3>>;
 }  // namespace golden_models
 
 #define STATICFORMER_GOLDEN_MODELS(X) \
@@ -44,4 +46,5 @@ using tokens_neobert_config = staticformer::model_config<tokens_neobert_encoder_
     X(features_bias_free) \
     X(tokens_rms_cls) \
     X(sensor_swiglu) \
-    X(tokens_neobert)
+    X(tokens_neobert) \
+    X(tokens_first_row)
