@@ -27,13 +27,7 @@ import export_pytorch  # noqa: E402
 import kernel_costs  # noqa: E402
 from staticformer_torch import TransformerClassifier  # noqa: E402
 
-failures = []
-
-
-def check(ok: bool, what: str) -> None:
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+from checks import check, failures  # noqa: E402  (tests/checks.py)
 
 
 def export(tmp: Path, module: nn.Module, name: str, precision: str, blob_header: int, extra=()) -> tuple:

@@ -29,13 +29,7 @@ import export_verify  # noqa: E402
 import model_export  # noqa: E402
 from staticformer_torch import TransformerClassifier  # noqa: E402
 
-failures = []
-
-
-def check(ok: bool, what: str) -> None:
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+from checks import check, failures  # noqa: E402  (tests/checks.py)
 
 
 def refused(make, *words) -> bool:

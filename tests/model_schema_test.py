@@ -24,13 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import encoder_schema as schema  # noqa: E402
 
-failures = []
-
-
-def check(ok: bool, what: str) -> None:
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+from checks import check, failures  # noqa: E402  (tests/checks.py)
 
 
 # ---- the C++ defaults ---------------------------------------------------------------------------
