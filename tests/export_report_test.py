@@ -43,12 +43,13 @@ def export(tmp: Path, module: nn.Module, name: str, precision: str, blob_header:
 
 def torch_macs(encoder: nn.TransformerEncoder, rows: int) -> int:
     """Multiply-adds of one pass over `rows` rows, from the torch module's own weights: every
-    matrix of a layer once per row, and q.k plus p.v: rows x rows x d_model each."""
+    matrix of a layer once per row (a glu's linear3 and grouped-query attention's shorter
+    in_proj_weight among them), and q.k plus p.v: rows x rows x d_model each."""
     total = 0
     for layer in encoder.layers:
         d = layer.self_attn.embed_dim
         matrices = [layer.self_attn.in_proj_weight, layer.self_attn.out_proj.weight, layer.linear1.weight,
-                    layer.linear2.weight]
+                    layer.linear2.weight] + ([layer.linear3.weight] if hasattr(layer, "linear3") else [])
         total += rows * sum(m.numel() for m in matrices) + 2 * rows * rows * d
     return total
 
@@ -127,6 +128,17 @@ def main() -> int:
         check(r["total"]["macs"] == macs, f"model MACs {r['total']['macs']} == counted from torch {macs}")
         calibration = reports["int8"]["calibration_report"] or ""
         check("SQNR" in calibration, "int8 report carries the calibration report")
+
+        # The modern blocks: a gated feed-forward's third matrix, grouped-query attention's
+        # shorter key and value projections (rotary positions add no multiply-add of a matrix).
+        modern = TransformerClassifier(d_model=16, heads=4, d_ff=24, layers=2, seq_len=7, input="tokens", vocab=11,
+                                       pooling="mean", classes=3, norm_first=True, activation="silu", glu=True,
+                                       rms_norm=True, no_bias=True, rotary="halves", kv_heads=2).eval()
+        r, _ = export(tmp, modern, "modern", "f32", 128)
+        params = sum(p.numel() for p in modern.parameters())
+        check(r["total"]["parameters"] == params, f"modern parameters {r['total']['parameters']} == torch {params}")
+        macs = torch_macs(modern.encoder, 7) + modern.head.weight.numel()
+        check(r["total"]["macs"] == macs, f"modern MACs {r['total']['macs']} == counted from torch {macs}")
 
         # The reference configurations as plain encoders: bytes and MACs, and the estimates.
         for name, (d, h, ff, s, n) in (("tiny", (64, 4, 256, 32, 2)), ("small", (128, 4, 512, 64, 4))):

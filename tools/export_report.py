@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import kernel_costs
+from encoder_schema import kv_dim
 
 TOOLS_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = TOOLS_DIR.parent / "include"
@@ -45,7 +46,8 @@ def encoder_parts(spec, weights) -> list:
     """[(part, parameters, ops)] of an encoder: its layers and final norm, all rows valid (ops:
     the kernel calls, kernel_costs.py)."""
     d, s = spec.d_model, spec.seq_len
-    layer_ops = kernel_costs.encoder_ops(d, spec.heads, spec.d_ff, s, 1, False, spec.norm_first, spec.causal)
+    layer_ops = kernel_costs.encoder_ops(d, spec.heads, spec.d_ff, s, 1, False, spec.norm_first, spec.causal,
+                                         kv_dim(spec), spec.glu, spec.rotary != "none")
     parts = [(f"layer {i}", sum(a.size for a in arrays.values()), layer_ops) for i, arrays in enumerate(weights.layers)]
     if weights.final_norm is not None:
         parts.append(("final_norm", sum(a.size for a in weights.final_norm.values()),

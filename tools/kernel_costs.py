@@ -63,13 +63,23 @@ def elementwise(kind, rows, n):
     return [(kind, rows, n)]
 
 
-def encoder_ops(d_model, heads, d_ff, rows, layers, final_norm, norm_first=True, causal=False):
-    """The kernel calls of one pass of an encoder over `rows` valid rows."""
+def encoder_ops(d_model, heads, d_ff, rows, layers, final_norm, norm_first=True, causal=False, kv_dim=None,
+                glu=False, rotary=False):
+    """The kernel calls of one pass of an encoder over `rows` valid rows. kv_dim: the key and value
+    projections' outputs (grouped-query attention; default d_model). glu: a third matrix and the
+    gate's product (counted as an add: one multiply per element). rotary: the turn of queries and
+    keys (counted as glue, as the footprint's profiler does)."""
     keys = (rows + 1) / 2 if causal else rows
+    kv = d_model if kv_dim is None else kv_dim
     layer = (layer_norm(rows, d_model) * (3 if norm_first else 2)  # pre-norm: once more for keys and values
-             + linear(rows, d_model, d_model) * 4 + attention(rows, keys, d_model, heads, causal)
-             + linear(rows, d_model, d_ff) + elementwise("activation", rows, d_ff) + linear(rows, d_ff, d_model)
-             + elementwise("add", rows, d_model) * 2 + elementwise("glue", rows, d_model))
+             + linear(rows, d_model, d_model) * 2 + linear(rows, d_model, kv) * 2
+             + attention(rows, keys, d_model, heads, causal)
+             + linear(rows, d_model, d_ff) * (2 if glu else 1) + elementwise("activation", rows, d_ff)
+             + linear(rows, d_ff, d_model) + elementwise("add", rows, d_model) * 2 + elementwise("glue", rows, d_model))
+    if glu:
+        layer += elementwise("add", rows, d_ff)
+    if rotary:
+        layer += elementwise("glue", rows, d_model + kv)
     return layer * layers + (layer_norm(rows, d_model, tiled=False) if final_norm else [])
 
 
