@@ -146,9 +146,10 @@ def check_verified(tmp: Path) -> None:
             ok = status == 0 and largest_error(out) < 1e-6
         last = (out + err).strip().splitlines()[-1:]
         check(bool(ok), f"encoder {precision} {' '.join(extra[:1])}: verified ({last})")
-    model = classifier(rotary="interleaved", kv_heads=1, glu=True, activation="silu", norm_first=True).eval()
-    status, out, err = exported(tmp, model)
-    check(status == 0 and largest_error(out) < 1e-6, f"classifier: verified ({largest_error(out):.2g})")
+    for extra in ({"rotary": "interleaved", "kv_heads": 1, "glu": True, "activation": "silu", "norm_first": True},
+                  {"no_bias": True, "no_norm_bias": True}):  # torch's fast path fails on bias=False
+        status, out, err = exported(tmp, classifier(**extra).eval())
+        check(status == 0 and largest_error(out) < 1e-6, f"classifier {extra}: verified ({largest_error(out):.2g})")
 
 
 def check_wrong_exports_fail(tmp: Path) -> None:

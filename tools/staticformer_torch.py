@@ -236,22 +236,32 @@ def self_attention(layer: nn.TransformerEncoderLayer, x: torch.Tensor, attn_mask
     computes it; a layer with a `rotary` (encoder_layer's rotary) turns the queries and keys first."""
     rotary = getattr(layer, "rotary", None)
     if rotary is None:
-        return layer.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
+        def attend():
+            return layer.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                   need_weights=False)[0]
+        if layer.self_attn.in_proj_bias is None and not torch.is_grad_enabled():
+            with torch.enable_grad():  # torch 1.13's fast path (eval, no_grad) fails on bias=False: the math path
+                return attend().detach()
+        return attend()
     return attention(layer.self_attn, x, rotary, attn_mask, key_padding_mask)
 
 
-def run_encoder(encoder: nn.TransformerEncoder, x: torch.Tensor, attn_mask=None,
-                key_padding_mask=None) -> torch.Tensor:
-    """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it, and with
-    what it does not know: RMSNorm (its fast-path checks read the LayerNorms' biases), glu, rotary
-    positions and grouped-query attention. x: [batch, rows, d_model]."""
+def run_encoder(encoder: nn.TransformerEncoder, x: torch.Tensor, attn_mask=None, key_padding_mask=None,
+                attend=None) -> torch.Tensor:
+    """nn.TransformerEncoder's math path, layer by layer, as its forward() computes it (dropout1 and
+    dropout2 are identities in eval), and with what it does not know: RMSNorm (its fast-path checks
+    read the LayerNorms' biases), glu, rotary positions and grouped-query attention. x: [batch,
+    rows, d_model]. attend(layer, x), if given, replaces the layer's self-attention."""
+    if attend is None:
+        def attend(layer, x):
+            return self_attention(layer, x, attn_mask, key_padding_mask)
     for layer in encoder.layers:
         if layer.norm_first:
-            x = x + self_attention(layer, layer.norm1(x), attn_mask, key_padding_mask)
-            x = x + feed_forward(layer, layer.norm2(x))
+            x = x + layer.dropout1(attend(layer, layer.norm1(x)))
+            x = x + layer.dropout2(feed_forward(layer, layer.norm2(x)))
         else:
-            x = layer.norm1(x + self_attention(layer, x, attn_mask, key_padding_mask))
-            x = layer.norm2(x + feed_forward(layer, x))
+            x = layer.norm1(x + layer.dropout1(attend(layer, x)))
+            x = layer.norm2(x + layer.dropout2(feed_forward(layer, x)))
     return x if encoder.norm is None else encoder.norm(x)
 
 
@@ -348,20 +358,13 @@ class TransformerClassifier(nn.Module):
         no_keys = None
         if causal and kept is not None:  # row i attends the kept keys of rows 0..i
             no_keys = (kept.cumsum(dim=1) == 0).unsqueeze(2)
-        for layer in self.encoder.layers:
-            def attend(x, layer=layer):
-                a = self_attention(layer, x, mask, padding)
-                if no_keys is None:
-                    return a
-                return torch.where(no_keys, layer.self_attn.out_proj(torch.zeros_like(a[:, :1])), a)
 
-            if layer.norm_first:  # dropout1 and dropout2: identities in eval
-                h = h + layer.dropout1(attend(layer.norm1(h)))
-                h = h + layer.dropout2(feed_forward(layer, layer.norm2(h)))
-            else:
-                h = layer.norm1(h + layer.dropout1(attend(h)))
-                h = layer.norm2(h + layer.dropout2(feed_forward(layer, h)))
-        return h if self.encoder.norm is None else self.encoder.norm(h)
+        def attend(layer, x):
+            a = self_attention(layer, x, mask, padding)
+            if no_keys is None:
+                return a
+            return torch.where(no_keys, layer.self_attn.out_proj(torch.zeros_like(a[:, :1])), a)
+        return run_encoder(self.encoder, h, attend=attend)
 
     def forward(self, x: torch.Tensor, valid_len: Optional[torch.Tensor] = None,
                 key_padding_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
