@@ -10,6 +10,7 @@ each sample's length and key padding mask, so that padding is never calibrated a
 
 import contextlib
 import io
+import math
 import os
 import re
 import subprocess
@@ -241,6 +242,86 @@ def check_calibration_extents(tmp: Path) -> None:
     check(status == 2 and "lengths must be 16 integers in 1..8" in err, "lengths past the inputs are refused")
 
 
+# ---- modules written the way people write them: other names, other layouts ----------------------
+
+class IMUClassifier(nn.Module):
+    """A 6-axis sensor window: projection, CLS and learned positions as parameters, an encoder,
+    a LayerNorm on the CLS row, a head."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(6, 32)
+        self.pos = nn.Parameter(torch.randn(1, 33, 32) * 0.1)
+        self.cls = nn.Parameter(torch.randn(1, 1, 32))
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.1), 2)
+        self.norm = nn.LayerNorm(32)
+        self.head = nn.Linear(32, 8)
+
+    def forward(self, x):
+        h = torch.cat([self.cls.expand(x.shape[0], -1, -1), self.proj(x)], dim=1) + self.pos
+        return self.head(self.norm(self.enc(h)[:, 0]))
+
+
+class TokenMeanClassifier(nn.Module):
+    """Scaled embeddings, a sinusoid buffer sliced to the input's length, a list of pre-norm
+    layers, a norm, mean pooling, dropout."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(30, 24)
+        pos, i = torch.arange(16.0, dtype=torch.float64)[:, None], torch.arange(0, 24, 2, dtype=torch.float64)
+        table = torch.zeros(16, 24, dtype=torch.float64)
+        table[:, 0::2], table[:, 1::2] = torch.sin(pos / 10000 ** (i / 24)), torch.cos(pos / 10000 ** (i / 24))
+        self.register_buffer("pe", table.float())
+        self.layers = nn.ModuleList([nn.TransformerEncoderLayer(24, 3, 48, batch_first=True, norm_first=True)
+                                     for _ in range(2)])
+        self.ln, self.drop, self.out = nn.LayerNorm(24), nn.Dropout(0.1), nn.Linear(24, 4)
+
+    def forward(self, ids):
+        h = self.drop(self.emb(ids) * math.sqrt(24) + self.pe[: ids.shape[1]])
+        for layer in self.layers:
+            h = layer(h)
+        return self.out(self.ln(h).mean(dim=1))
+
+
+class PatchClassifier(nn.Module):
+    """ViT-style: Conv2d patches, CLS, learned positions, an encoder with its own final norm."""
+
+    def __init__(self):
+        super().__init__()
+        self.patch = nn.Conv2d(3, 16, kernel_size=4, stride=4)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, 16))
+        self.pos_embed = nn.Parameter(torch.randn(1, 17, 16) * 0.1)
+        layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True, norm_first=True, activation="gelu")
+        self.blocks = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(16))
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, img):
+        x = self.patch(img).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(img.shape[0], -1, -1), x], dim=1) + self.pos_embed
+        return self.fc(self.blocks(x)[:, 0])
+
+
+class Unsupported(IMUClassifier):
+    def forward(self, x):
+        h = torch.cat([self.cls.expand(x.shape[0], -1, -1), self.proj(x)], dim=1) + self.pos
+        return self.head(torch.tanh(self.enc(h)[:, 0]))
+
+
+def check_own_modules(tmp: Path) -> None:
+    """Modules of the user's own export as they are, recognised from their operations, and verify
+    themselves; an operation the library does not run is refused by name."""
+    torch.manual_seed(14)
+    for module, want in ((IMUClassifier(), "feature_input<6>, learned_positions, cls_token, cls_pooling"),
+                         (TokenMeanClassifier(), "token_input<30>, scale_embedding, sinusoidal_positions, mean_pooling"),
+                         (PatchClassifier(), "patch_input<3, 16, 16, 4>, learned_positions, cls_token, cls_pooling")):
+        status, out, err = exported(tmp, module.eval())
+        check(status == 0 and want in out and largest_error(out) < 1e-6,
+              f"{type(module).__name__}: exported as {want}, verified ({largest_error(out):.2g}) {err.strip()[:200]}")
+    status, out, err = exported(tmp, Unsupported().eval())
+    check(status == 2 and "call_function tanh" in err, f"an unsupported operation is named ({err.strip()[:160]})")
+
+
 def main() -> int:
     os.environ.pop("STATICFORMER_PROGRESS", None)
     with tempfile.TemporaryDirectory() as d:
@@ -253,6 +334,7 @@ def main() -> int:
         check_verified(tmp)
         check_wrong_exports_fail(tmp)
         check_calibration_extents(tmp)
+        check_own_modules(tmp)
     print("exporter edges:", "FAILED" if failures else "all as documented")
     return 1 if failures else 0
 

@@ -921,7 +921,8 @@ def export_model_main(args, module, state, progress) -> int:
                 progress("verify: the export through the reference backend against torch")
                 samples = model_export.model_calibration(args.calibration, spec) if args.precision == "int8" else None
                 print(export_verify.verify_model(torch_module.eval(), model_export.torch_runner(torch_module),
-                                                 spec, config, args.name, args.precision, Path(blob), samples))
+                                                 spec, config, args.name, args.precision, Path(blob), samples,
+                                                 full_only=not model_export.takes_lengths(torch_module)))
             elif not args.no_verify:
                 note("not verified: a ViT state_dict gives no module to compare with (export the saved module)")
         c_api_main(args, True, model_export.describe(spec), progress)

@@ -168,18 +168,21 @@ def verify_encoder(encoder: torch.nn.Module, spec, config: str, name: str, preci
 
 
 def verify_model(module: torch.nn.Module, run: Callable, spec, config: str, name: str, precision: str,
-                 blob: Path, calibration=None) -> str:
+                 blob: Path, calibration=None, full_only: bool = False) -> str:
     """Checks a whole-model export. run(module, x, lengths) gives the module's outputs [count, ...]
-    as the library lays them out (logits, the pooled row, or every row with padding zero)."""
+    as the library lays them out (logits, the pooled row, or every row with padding zero);
+    full_only: run is given whole sequences only (a module without a lengths argument)."""
     tokens = spec.encoder.seq_len - int(spec.cls_token)
     shape = (tokens,) if spec.input == "tokens" else (
         tuple(spec.image) if spec.input == "patches" else (tokens, spec.features))
+    full_only = full_only or spec.input == "patches"
     if precision == "int8":
         samples = first_samples(calibration)
         samples.inputs = samples.inputs.reshape((len(samples.lengths),) + shape)
+        if full_only:
+            samples.lengths = np.full(len(samples.lengths), tokens, dtype=np.int32)
     else:
-        samples = random_samples(shape, tokens, spec.vocab if spec.input == "tokens" else 0,
-                                 full_only=spec.input == "patches")
+        samples = random_samples(shape, tokens, spec.vocab if spec.input == "tokens" else 0, full_only)
     out_values = spec.classes or (spec.encoder.d_model if spec.pooling != "none" else
                                   spec.encoder.seq_len * spec.encoder.d_model)
     net = f"staticformer::model<{name}_config, staticformer::{precision}, staticformer::reference>"

@@ -7,6 +7,7 @@ order is model_weights.hpp's: encoder, input, cls, embedding_norm, head, positio
 are empty members: one byte each in the payload).
 """
 
+import math
 import struct
 import zlib
 from dataclasses import asdict, dataclass
@@ -20,7 +21,8 @@ from torch import nn
 import export_pytorch as ep
 from encoder_schema import (ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS, EncoderSpec, default,
                             model_problems)
-from staticformer_torch import ClassifierConfig, TransformerClassifier, config_from_json
+import module_import
+from staticformer_torch import ClassifierConfig, TransformerClassifier, config_from_json, sinusoid_table
 
 
 @dataclass(frozen=True)
@@ -211,23 +213,97 @@ def is_vit(obj) -> bool:
 
 
 def extract_model(obj, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
-    """A saved module: a VisionTransformer or a TransformerClassifier."""
+    """A saved module: a VisionTransformer, a TransformerClassifier, or a module of the user's
+    own whose forward tools/module_import.py recognises."""
     if isinstance(obj, TransformerClassifier):
         return extract_classifier(obj.state_dict(), obj.config, seq_len)
     if is_vit(obj):
         if seq_len not in (None, obj.seq_length):
             raise ep.ExportError(f"a ViT's seq_len is its patches plus the CLS token: {obj.seq_length}")
         return extract_vit(obj)
-    raise ep.ExportError(f"{type(obj).__name__} is not a model this exporter reads (torchvision "
-                         "VisionTransformer, staticformer_torch.TransformerClassifier or nn.TransformerEncoder)")
+    if not isinstance(obj, nn.Module):
+        raise ep.ExportError(f"{type(obj).__name__} is not a module")
+    try:
+        return extract_user_module(obj, module_import.recognise(obj), seq_len)
+    except module_import.ImportError_ as e:
+        raise ep.ExportError(f"{type(obj).__name__}: {e}") from None
+
+
+def _user_encoder(module: nn.Module, p) -> nn.TransformerEncoder:
+    """The recognised encoder as one nn.TransformerEncoder (its layers and final norm shared)."""
+    if p.encoder:
+        found = module.get_submodule(p.encoder)
+        layers, final = list(found.layers), found.norm
+    else:
+        layers, final = [module.get_submodule(n) for n in p.layers], None
+    if p.final_norm:
+        final = module.get_submodule(p.final_norm)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 1, 8), 1, enable_nested_tensor=False)
+    encoder.layers, encoder.norm = nn.ModuleList(layers), final
+    return encoder
+
+
+def _user_rows(module: nn.Module, p, d: int, seq_len: Optional[int]) -> Tuple[int, str]:
+    """(seq_len, positions): the position table's rows, a buffer equal to the sinusoid table being
+    'sinusoidal' (any other table is exported as learned)."""
+    if not p.positions:
+        if seq_len is None:
+            raise ep.ExportError("the module adds no position table: give --seq-len")
+        return seq_len, "none"
+    table = module.get_parameter(p.positions_key) if p.positions == "learned" else module.get_buffer(p.positions_key)
+    rows = table.numel() // d
+    kind = "learned"
+    if p.positions == "sinusoidal" and torch.allclose(table.reshape(rows, d).float(), sinusoid_table(rows, d),
+                                                       rtol=0, atol=1e-6):
+        kind = "sinusoidal"
+    return (seq_len or rows), kind
+
+
+def extract_user_module(module: nn.Module, p, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
+    """The ModelSpec and weights of the parts module_import.recognise found (p), read from the
+    user's own names."""
+    encoder = _user_encoder(module, p)
+    d = encoder.layers[0].self_attn.embed_dim
+    rows, positions = _user_rows(module, p, d, seq_len)
+    enc = ep.spec_from_module(encoder, rows)
+    front = module.get_submodule(p.front)
+    options = dict(input=p.input, positions=positions, cls_token=bool(p.cls), embedding_norm=bool(p.embedding_norm),
+                   pooling=p.pooling, classes=module.get_submodule(p.head).out_features if p.head else 0)
+    if p.input == "tokens":
+        options["vocab"] = front.num_embeddings
+        if p.scale_embedding and abs(p.scale - math.sqrt(d)) > 1e-6 * math.sqrt(d):
+            raise ep.ExportError(f"the embedding is scaled by {p.scale}, not sqrt(d_model) = {math.sqrt(d):.7g}")
+        options["scale_embedding"] = p.scale_embedding
+    elif p.input == "features":
+        options["features"] = front.in_features
+    else:
+        if front.kernel_size != front.stride or front.kernel_size[0] != front.kernel_size[1]:
+            raise ep.ExportError(f"{p.front}: a patch front is a square Conv2d with kernel_size == stride")
+        side = math.isqrt(enc.seq_len - int(bool(p.cls))) * front.kernel_size[0]
+        options.update(image=(front.in_channels, side, side), patch=front.kernel_size[0],
+                       features=front.in_channels * front.kernel_size[0] ** 2)
+    for name in [p.embedding_norm] if p.embedding_norm else []:
+        if module.get_submodule(name).eps != enc.eps:
+            raise ep.ExportError(f"{name}.eps {module.get_submodule(name).eps} != the encoder's {enc.eps}: the library "
+                                 "uses one epsilon")
+    spec = ModelSpec(enc, **options)
+    keys = {"table": f"{p.front}.weight", "w": f"{p.front}.weight", "b": f"{p.front}.bias", "cls": p.cls,
+            "norm": p.embedding_norm, "head": p.head, "positions": p.positions_key}
+    state = module.state_dict()
+    return spec, ModelWeights(ep.extract_state_dict(encoder.state_dict(), enc), _parts(spec, state, keys))
 
 
 def torch_runner(obj) -> Callable:
     """run(module, x, lengths): the module's outputs as the library's model gives them (logits, the
-    pooled row, or every row with padding zero); lengths count tokens (a ViT takes every patch)."""
+    pooled row, or every row with padding zero); lengths count tokens. Only a TransformerClassifier
+    takes them: other modules run whole sequences (takes_lengths)."""
     if isinstance(obj, TransformerClassifier):
         return lambda m, x, lengths: m(x, valid_len=lengths)
     return lambda m, x, lengths: m(x)
+
+
+def takes_lengths(obj) -> bool:
+    return isinstance(obj, TransformerClassifier)
 
 
 def module_of_state(state: dict) -> Optional[nn.Module]:
