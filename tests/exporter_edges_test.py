@@ -302,6 +302,13 @@ class PatchClassifier(nn.Module):
         return self.fc(self.blocks(x)[:, 0])
 
 
+class Untraceable(IMUClassifier):
+    def forward(self, x):
+        if x.shape[1] > 32:  # Python control flow on the input: torch.fx cannot trace it
+            raise ValueError("a window of at most 32 frames")
+        return super().forward(x)
+
+
 class Unsupported(IMUClassifier):
     def forward(self, x):
         h = torch.cat([self.cls.expand(x.shape[0], -1, -1), self.proj(x)], dim=1) + self.pos
@@ -320,6 +327,14 @@ def check_own_modules(tmp: Path) -> None:
               f"{type(module).__name__}: exported as {want}, verified ({largest_error(out):.2g}) {err.strip()[:200]}")
     status, out, err = exported(tmp, Unsupported().eval())
     check(status == 2 and "call_function tanh" in err, f"an unsupported operation is named ({err.strip()[:160]})")
+    module = Untraceable().eval()
+    status, out, err = exported(tmp, module)
+    check(status == 2 and "torch.fx cannot trace" in err and "--parts" in err, "an untraceable forward: --parts named")
+    named = "front=proj,cls=cls,positions=pos,encoder=enc,final_norm=norm,head=head"
+    status, out, err = exported(tmp, module, "--parts", named + ",pooling=cls")
+    check(status == 0 and largest_error(out) < 1e-6, f"--parts: exported and verified ({largest_error(out):.2g})")
+    status, out, err = exported(tmp, module, "--parts", named + ",pooling=mean")
+    check(status == 2 and "does not compute the module" in err, "--parts naming the wrong pooling: the check fails")
 
 
 def main() -> int:

@@ -841,6 +841,11 @@ def parse_args(argv):
     p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
     p.add_argument("--report-json", metavar="FILE", help="also write the export report (tools/export_report.py) as JSON")
     p.add_argument("--quiet", action="store_true", help="no export report on stdout, no progress on stderr")
+    p.add_argument("--parts", metavar="KEY=NAME,...",
+                   help="a module of your own that torch.fx cannot trace: which submodule or parameter is which, "
+                        "e.g. front=proj,cls=cls,positions=pos,encoder=enc,final_norm=norm,pooling=cls,head=head "
+                        "(encoder: an nn.TransformerEncoder or a ModuleList of its layers; pooling cls, mean or "
+                        "none; scale_embedding=true)")
     p.add_argument("--no-verify", action="store_true",
                    help="skip the self-check: the exported weights run by the library's reference backend "
                         "against the torch module (f32 / f16: largest error at most 1e-4 x max(1, max|torch|); "
@@ -896,7 +901,7 @@ def export_model_main(args, module, state, progress) -> int:
         raise ExportError("--causal: a TransformerClassifier carries its own causal option")
     try:  # run as a script, this module is __main__ and model_export's ExportError another class
         if module is not None:
-            spec, weights = model_export.extract_model(module, args.seq_len)
+            spec, weights = model_export.extract_model(module, args.seq_len, args.parts)
             source = f"{Path(args.module).name} (a saved {type(module).__name__})"
         else:
             spec, weights = model_export.extract_model_state(state, args.heads, args.seq_len)

@@ -212,9 +212,9 @@ def is_vit(obj) -> bool:
     return type(obj).__name__ == "VisionTransformer" and hasattr(obj, "conv_proj") and hasattr(obj, "class_token")
 
 
-def extract_model(obj, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelWeights]:
+def extract_model(obj, seq_len: Optional[int] = None, parts: Optional[str] = None) -> Tuple[ModelSpec, ModelWeights]:
     """A saved module: a VisionTransformer, a TransformerClassifier, or a module of the user's
-    own whose forward tools/module_import.py recognises."""
+    own whose forward tools/module_import.py recognises (or whose parts `parts` names)."""
     if isinstance(obj, TransformerClassifier):
         return extract_classifier(obj.state_dict(), obj.config, seq_len)
     if is_vit(obj):
@@ -224,7 +224,8 @@ def extract_model(obj, seq_len: Optional[int] = None) -> Tuple[ModelSpec, ModelW
     if not isinstance(obj, nn.Module):
         raise ep.ExportError(f"{type(obj).__name__} is not a module")
     try:
-        return extract_user_module(obj, module_import.recognise(obj), seq_len)
+        found = module_import.from_mapping(obj, parts) if parts else module_import.recognise(obj)
+        return extract_user_module(obj, found, seq_len)
     except module_import.ImportError_ as e:
         raise ep.ExportError(f"{type(obj).__name__}: {e}") from None
 

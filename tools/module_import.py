@@ -68,7 +68,9 @@ def trace(module: nn.Module) -> fx.Graph:
     try:
         return _Tracer().trace(module)
     except Exception as e:  # data-dependent control flow, unsupported Python
-        raise ImportError_(f"torch.fx cannot trace {type(module).__name__}.forward: {e}") from None
+        raise ImportError_(f"torch.fx cannot trace {type(module).__name__}.forward: {e}. Name its parts instead: "
+                           "--parts front=NAME,encoder=NAME,pooling=cls|mean|none and, if it has them, cls=, "
+                           "positions=, embedding_norm=, final_norm=, head=, scale_embedding=true") from None
 
 
 def _is_attr(n, graph_module) -> Optional[str]:
@@ -212,3 +214,46 @@ def recognise(module: nn.Module) -> Parts:
     if not walk.p.front or not (walk.p.encoder or walk.p.layers):
         raise ImportError_(f"{type(module).__name__}: no input front (Embedding, Linear, Conv2d) and encoder found")
     return walk.p
+
+
+MAPPING_KEYS = ("front", "cls", "positions", "embedding_norm", "encoder", "final_norm", "pooling", "head",
+                "scale_embedding")
+
+
+def from_mapping(module: nn.Module, text: str) -> Parts:
+    """Parts named by the user where tracing cannot decide (--parts), "key=name,..." with keys
+    MAPPING_KEYS: front, encoder (an nn.TransformerEncoder, or a ModuleList of its layers) and
+    pooling ("cls", "mean", "none") name what they are; the others are optional."""
+    given = dict(item.split("=", 1) for item in text.split(",") if "=" in item)
+    unknown = sorted(set(given) - set(MAPPING_KEYS)) + [i for i in text.split(",") if "=" not in i]
+    if unknown or "front" not in given or "encoder" not in given:
+        raise ImportError_(f"--parts {text!r}: give front=NAME,encoder=NAME and optionally "
+                           f"{', '.join(k for k in MAPPING_KEYS if k not in ('front', 'encoder'))} "
+                           f"({'not: ' + ', '.join(unknown) if unknown else 'front and encoder are required'})")
+    p, kinds = Parts(), {nn.Embedding: "tokens", nn.Linear: "features", nn.Conv2d: "patches"}
+    named = dict(module.named_modules())
+    tensors = dict(module.named_parameters()) | dict(module.named_buffers())
+    for key in ("front", "encoder", "embedding_norm", "final_norm", "head"):
+        if key in given and given[key] not in named:
+            raise ImportError_(f"--parts {key}={given[key]}: {type(module).__name__} has no submodule of that name")
+    for key in ("cls", "positions"):
+        if key in given and given[key] not in tensors:
+            raise ImportError_(f"--parts {key}={given[key]}: {type(module).__name__} has no parameter or buffer "
+                               "of that name")
+    p.front, p.input = given["front"], kinds.get(type(named[given["front"]]), "")
+    if not p.input:
+        raise ImportError_(f"--parts front={p.front} is a {type(named[p.front]).__name__}, not an Embedding, "
+                           "Linear or Conv2d")
+    encoder = named[given["encoder"]]
+    if isinstance(encoder, nn.TransformerEncoder):
+        p.encoder = given["encoder"]
+    else:
+        p.layers = [f"{given['encoder']}.{i}" for i in range(len(encoder))]
+    p.cls, p.positions_key = given.get("cls", ""), given.get("positions", "")
+    p.positions = "" if not p.positions_key else ("learned" if p.positions_key in dict(module.named_parameters())
+                                                  else "sinusoidal")
+    p.embedding_norm, p.final_norm, p.head = (given.get(k, "") for k in ("embedding_norm", "final_norm", "head"))
+    p.pooling = given.get("pooling", "none")
+    p.scale_embedding = given.get("scale_embedding", "false") == "true"
+    p.scale = float(named[p.front].embedding_dim) ** 0.5 if p.scale_embedding else 1.0
+    return p
