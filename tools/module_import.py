@@ -16,6 +16,7 @@ each part optional but the front and the encoder; nn.Dropout anywhere (an identi
 What else the forward does is refused with the operation's name. The parts become a
 TransformerClassifier-shaped (spec, state keys) pair for model_export."""
 
+import operator
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -73,9 +74,9 @@ def trace(module: nn.Module) -> fx.Graph:
                            "positions=, embedding_norm=, final_norm=, head=, scale_embedding=true") from None
 
 
-def _is_attr(n, graph_module) -> Optional[str]:
+def _is_attr(n) -> Optional[str]:
     """The parameter or buffer a node reads (get_attr, or a slice of one), else None."""
-    if isinstance(n, fx.Node) and n.op == "call_function" and n.target is getattr(__import__("operator"), "getitem"):
+    if isinstance(n, fx.Node) and n.op == "call_function" and n.target is operator.getitem:
         n = n.args[0]
     return n.target if isinstance(n, fx.Node) and n.op == "get_attr" else None
 
@@ -147,12 +148,12 @@ class _Walk:
         if name == "cat" and self.stage == "embedded" and not self.p.positions and not self.p.cls:
             parts, dim = args[0], args[1] if len(args) > 1 else n.kwargs.get("dim", 0)
             if len(parts) == 2 and parts[1] is self.rows and dim == 1 and parts[0].op == "call_method" and \
-                    parts[0].target == "expand" and _is_attr(parts[0].args[0], self.gm):
-                self.p.cls, self.rows = _is_attr(parts[0].args[0], self.gm), n
+                    parts[0].target == "expand" and _is_attr(parts[0].args[0]):
+                self.p.cls, self.rows = _is_attr(parts[0].args[0]), n
                 return
         elif name in ("add", "iadd") and self.stage == "embedded" and not self.p.positions:
             other = args[1] if args[0] is self.rows else args[0]
-            key = _is_attr(other, self.gm)
+            key = _is_attr(other)
             if key is not None and self.rows in args:
                 self.p.positions_key, self.rows = key, n
                 self.p.positions = "learned" if key in dict(self.gm.named_parameters()) else "sinusoidal"
