@@ -193,8 +193,8 @@ def check_wrong_exports_fail(tmp: Path) -> None:
 
     right_model = model_export.extract_model
 
-    def swapped_model(module, seq_len=None):
-        spec, w = right_model(module, seq_len)
+    def swapped_model(module, seq_len=None, parts=None):
+        spec, w = right_model(module, seq_len, parts)
         w.encoder.layers.reverse()
         return spec, w
 
