@@ -302,6 +302,25 @@ class PatchClassifier(nn.Module):
         return self.fc(self.blocks(x)[:, 0])
 
 
+class SensorMeanClassifier(nn.Module):
+    """Norms with epsilons of their own around torch's layers at 1e-5: an embedding LayerNorm at
+    1e-12 (BERT's), the encoder's final norm and a norm of the mean-pooled row at 1e-6 (timm's
+    fc_norm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(5, 24)
+        self.pos = nn.Parameter(torch.randn(1, 12, 24) * 0.1)
+        self.emb_ln = nn.LayerNorm(24, eps=1e-12)
+        layer = nn.TransformerEncoderLayer(24, 4, 40, batch_first=True, norm_first=True, activation="gelu")
+        self.encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(24, eps=1e-6))
+        self.fc_norm, self.classifier = nn.LayerNorm(24, eps=1e-6), nn.Linear(24, 3)
+
+    def forward(self, x):
+        h = self.emb_ln(self.inp(x) + self.pos)
+        return self.classifier(self.fc_norm(self.encoder(h).mean(dim=1)))
+
+
 class Untraceable(IMUClassifier):
     def forward(self, x):
         if x.shape[1] > 32:  # Python control flow on the input: torch.fx cannot trace it
@@ -319,12 +338,19 @@ def check_own_modules(tmp: Path) -> None:
     """Modules of the user's own export as they are, recognised from their operations, and verify
     themselves; an operation the library does not run is refused by name."""
     torch.manual_seed(14)
-    for module, want in ((IMUClassifier(), "feature_input<6>, learned_positions, cls_token, cls_pooling"),
+    for module, want in ((IMUClassifier(), "feature_input<6>, learned_positions, cls_token, cls_pooling, pooled_norm"),
+                         (SensorMeanClassifier(), "final_norm, final_norm_eps<1, -6>>, feature_input<5>, "
+                          "learned_positions, embedding_norm, embedding_norm_eps<1, -12>, mean_pooling, pooled_norm, "
+                          "pooled_norm_eps<1, -6>"),
                          (TokenMeanClassifier(), "token_input<30>, scale_embedding, sinusoidal_positions, mean_pooling"),
                          (PatchClassifier(), "patch_input<3, 16, 16, 4>, learned_positions, cls_token, cls_pooling")):
         status, out, err = exported(tmp, module.eval())
         check(status == 0 and want in out and largest_error(out) < 1e-6,
               f"{type(module).__name__}: exported as {want}, verified ({largest_error(out):.2g}) {err.strip()[:200]}")
+    encoder = SensorMeanClassifier().encoder.eval()
+    status, out, err = exported(tmp, encoder, "--seq-len", "12")
+    check(status == 2 and "final norm eps 1e-06 != layer norm eps 1e-05" in err and "model" in err,
+          f"an encoder alone whose final norm has its own epsilon: refused, the model named ({err.strip()[:160]})")
     status, out, err = exported(tmp, Unsupported().eval())
     check(status == 2 and "call_function tanh" in err, f"an unsupported operation is named ({err.strip()[:160]})")
     module = Untraceable().eval()

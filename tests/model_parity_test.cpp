@@ -200,6 +200,9 @@ TEST(ParityModelInt8, sensor_swiglu) {
 TEST(ParityModelInt8, tokens_neobert) {
     check_model_int8<tokens_neobert_config>("tokens_neobert", sf::quant::method::min_max);
 }
+TEST(ParityModelInt8, sensor_pooled_norm) {
+    check_model_int8<sensor_pooled_norm_config>("sensor_pooled_norm", sf::quant::method::min_max);
+}
 
 TEST(ParityModelInt8, HeadersEqualBlobs) {
     aligned_file b;

@@ -71,8 +71,13 @@ def cpp_model_defaults(text: str) -> dict:
     out["image"] = (None, (0, 0, 0) if {"channels", "height", "width"} <= zeros else "not 0")
     for name, member, tag in (("scale_embedding", "scales_embedding", "scale_embedding"),
                               ("cls_token", "has_cls", "cls_token"),
-                              ("embedding_norm", "has_embedding_norm", "embedding_norm")):
+                              ("embedding_norm", "has_embedding_norm", "embedding_norm"),
+                              ("pooled_norm", "has_pooled_norm", "pooled_norm")):
         out[name] = (None, _flag(text, member, tag))
+    for name in ("embedding_norm_eps", "pooled_norm_eps"):  # None: the encoder's epsilon when the tag is absent
+        member = name.replace("_norm", "")
+        own = re.search(rf"{member} = {member}_option::count \? {member}_option::value : (\w+)::eps;", text)
+        out[name] = (None, None if own and own.group(1) == "Encoder" else "not the encoder's")
     out["positions"] = (_enum(text, "positions_kind"), _fallback(text, "positions", "positions_kind"))
     out["pooling"] = (_enum(text, "pooling_kind"), _fallback(text, "pooling", "pooling_kind"))
     head = re.search(r"find_option<detail::is_head, classifier_head<(\d+)>, Options\.\.\.>", text)
@@ -109,6 +114,8 @@ def cpp_encoder_defaults(text: str) -> dict:
     else:  # float(M * pow10(E)), pow10 by repeated multiplication in double as config.hpp does
         mantissa, exponent = int(eps.group(1)), int(eps.group(2))
         out["eps"] = (None, mantissa * (1.0 / 10.0 ** -exponent if exponent < 0 else 10.0 ** exponent))
+    own = re.search(r"final_eps = final_eps_option::count \? final_eps_option::value : (\w+);", text)
+    out["final_norm_eps"] = (None, None if own and own.group(1) == "eps" else "not the layers'")
     return out
 
 
@@ -152,6 +159,9 @@ MUTATIONS = [  # (header, option, text, its replacement)
     (M, "input", "class Input,", "class Input = token_input<2>,"),
     (E, "activation", ": activation_kind::relu;", ": activation_kind::gelu;"),
     (E, "eps", "layer_norm_eps<1, -5>, Options", "layer_norm_eps<1, -6>, Options"),
+    (E, "final_norm_eps", "final_eps_option::value : eps;", "final_eps_option::value : 1e-6f;"),
+    (M, "pooled_norm", "count_of<pooled_norm, Options...> == 1;", "count_of<pooled_norm, Options...> == 0;"),
+    (M, "pooled_norm_eps", "pooled_eps_option::value : Encoder::eps;", "pooled_eps_option::value : 1e-6f;"),
     (E, "norm_first", "count_of<pre_norm, Options...> == 1;", "count_of<pre_norm, Options...> == 0;"),
     (E, "rotary", "layout = rotary_layout::none;", "layout = rotary_layout::halves;"),
     (E, "kv_heads", "staticformer::kv_heads<Heads>, Options", "staticformer::kv_heads<1>, Options"),

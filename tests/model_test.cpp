@@ -120,6 +120,39 @@ TEST(ModelSteps, TokenModelEqualsItsSteps) {
     EXPECT_EQ(label, sf::arg_max(logits, M::classes));
 }
 
+// Each norm outside the layers with its own epsilon: the embedding's, the final one (the same
+// layers without final_norm, then the norm by hand) and the pooled row's.
+TEST(ModelSteps, PooledModelEqualsItsSteps) {
+    using M = pooled_model;
+    using Cfg = M::encoder;
+    using plain = sf::encoder_config<Cfg::d_model, Cfg::heads, Cfg::d_ff, Cfg::seq_len, Cfg::layers, sf::pre_norm, sf::silu>;
+    static_assert(M::embedding_eps == 0.05f && Cfg::final_eps == 0.01f && M::pooled_eps == 0.1f && Cfg::eps == 1e-5f, "");
+    constexpr int D = M::d_model, S = M::seq_len, n = 5;
+    const auto& w = model_weights_for<M>();
+    const auto x = make_model_input<M>(input_kind::normal);
+    std::vector<float> rows(std::size_t(S) * D, 0.0f);
+    sf::kernels::reference::linear<M::features, D>(x.data(), n, &w.input.w[0][0], w.input.b, rows.data());
+    sf::kernels::reference::add(rows.data(), &sf::math::sinusoids<S, D>.v[0][0], n * D);
+    sf::kernels::reference::layer_norm<D>(rows.data(), n, w.embedding_norm.gamma, w.embedding_norm.beta, 0.05f,
+                                          rows.data());
+    static sf::encoder_weights<plain, sf::f32> layers;
+    static_assert(sizeof layers.layer == sizeof w.encoder.layer, "");
+    std::memcpy(&layers.layer, &w.encoder.layer, sizeof layers.layer);
+    static sf::workspace<plain> ews;
+    ASSERT_EQ(sf::forward<sf::reference>(layers, ews, rows.data(), rows.data(), n), sf::status::ok);
+    sf::kernels::reference::layer_norm<D>(rows.data(), n, w.encoder.final_norm.gamma, w.encoder.final_norm.beta,
+                                          0.01f, rows.data());
+    float mean[D], logits[M::classes];
+    sf::kernels::reference::mean_rows<D>(rows.data(), n, mean);
+    sf::kernels::reference::layer_norm<D>(mean, 1, w.head.norm_gamma, w.head.norm_beta, 0.1f, mean);
+    sf::kernels::reference::linear<D, M::classes>(mean, 1, &w.head.w[0][0], w.head.b, logits);
+
+    sf::model<M, sf::f32, sf::reference> m{w};
+    float out[M::classes];
+    ASSERT_EQ(m.forward(x.data(), out, n), sf::status::ok);
+    EXPECT_TRUE(bit_equal(out, logits, M::classes));
+}
+
 TEST(ModelSteps, SinusoidTableIsTheFormula) {
     constexpr int S = 50, D = 14;
     for (int p = 0; p < S; ++p)
@@ -334,6 +367,36 @@ TEST(ModelBlob, EachMismatchHasItsStatus) {
                                         sf::scale_embedding, sf::sinusoidal_positions, sf::embedding_norm,
                                         sf::mean_pooling, sf::classifier_head<4>>;
     EXPECT_EQ((load<not_causal, sf::f32>(token)), sf::status::blob_config_mismatch);
+    using pooled_normed = sf::model_config<token_model::encoder, sf::token_input<13>, sf::scale_embedding,
+                                           sf::sinusoidal_positions, sf::embedding_norm, sf::mean_pooling,
+                                           sf::pooled_norm, sf::classifier_head<4>>;
+    EXPECT_EQ((load<pooled_normed, sf::f32>(token)), sf::status::blob_head_mismatch);
+    using own_eps = sf::model_config<token_model::encoder, sf::token_input<13>, sf::scale_embedding,
+                                     sf::sinusoidal_positions, sf::embedding_norm, sf::embedding_norm_eps<1, -6>,
+                                     sf::mean_pooling, sf::classifier_head<4>>;
+    EXPECT_EQ((load<own_eps, sf::f32>(token)), sf::status::blob_embedding_mismatch);
+
+    // Each norm's epsilon is part of the model: pooled_model's blob against the same model with
+    // the layers' epsilon for one of its norms.
+    const auto pooled = model_blob<pooled_model, sf::f32>();
+    EXPECT_EQ((load<pooled_model, sf::f32>(pooled)), sf::status::ok);
+    using E = pooled_model::encoder;
+    using final_default = sf::model_config<sf::encoder_config<16, 2, 28, 8, 2, sf::pre_norm, sf::silu, sf::final_norm>,
+                                           sf::feature_input<6>, sf::sinusoidal_positions, sf::embedding_norm,
+                                           sf::embedding_norm_eps<5, -2>, sf::mean_pooling, sf::pooled_norm,
+                                           sf::pooled_norm_eps<1, -1>, sf::classifier_head<3>>;
+    EXPECT_EQ((load<final_default, sf::f32>(pooled)), sf::status::blob_config_mismatch);
+    using embedding_default = sf::model_config<E, sf::feature_input<6>, sf::sinusoidal_positions, sf::embedding_norm,
+                                               sf::mean_pooling, sf::pooled_norm, sf::pooled_norm_eps<1, -1>,
+                                               sf::classifier_head<3>>;
+    EXPECT_EQ((load<embedding_default, sf::f32>(pooled)), sf::status::blob_embedding_mismatch);
+    using pooled_default = sf::model_config<E, sf::feature_input<6>, sf::sinusoidal_positions, sf::embedding_norm,
+                                            sf::embedding_norm_eps<5, -2>, sf::mean_pooling, sf::pooled_norm,
+                                            sf::classifier_head<3>>;
+    EXPECT_EQ((load<pooled_default, sf::f32>(pooled)), sf::status::blob_head_mismatch);
+    using unnormed = sf::model_config<E, sf::feature_input<6>, sf::sinusoidal_positions, sf::embedding_norm,
+                                      sf::embedding_norm_eps<5, -2>, sf::mean_pooling, sf::classifier_head<3>>;
+    EXPECT_EQ((load<unnormed, sf::f32>(pooled)), sf::status::blob_head_mismatch);
 
     // An encoder blob is not a model blob, nor the other way round.
     std::vector<unsigned char> enc(sf::blob::size<token_model::encoder, sf::f32>);

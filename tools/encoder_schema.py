@@ -28,8 +28,8 @@ REQUIRED = _Required()
 @dataclass(frozen=True)
 class Option:
     """One option of an encoder or a model. kind: "choice" (one of choices, in blob-code order),
-    "flag" (True or False), "count" (an integer >= 0), "positive" (a number > 0) or "shape" (three
-    integers >= 0)."""
+    "flag" (True or False), "count" (an integer >= 0), "positive" (a number > 0), "eps" (a number
+    > 0, or None: the layers' eps) or "shape" (three integers >= 0)."""
     name: str
     kind: str
     default: object = REQUIRED
@@ -45,7 +45,7 @@ class Option:
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
         return {"flag": "True or False", "count": "an integer >= 0", "positive": "a number > 0",
-                "shape": "three integers >= 0"}[self.kind]
+                "eps": "a number > 0, or None (the layers' eps)", "shape": "three integers >= 0"}[self.kind]
 
     def accepts(self, value) -> bool:
         def count(v) -> bool:
@@ -56,9 +56,11 @@ class Option:
             return isinstance(value, bool)
         if self.kind == "count":
             return count(value)
-        if self.kind == "positive":
+        if self.kind == "positive" or (self.kind == "eps" and value is not None):
             return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
                     and value > 0)
+        if self.kind == "eps":
+            return True
         return isinstance(value, (tuple, list)) and len(value) == 3 and all(count(v) for v in value)
 
     def problem(self, value) -> Optional[str]:
@@ -76,6 +78,8 @@ ENCODER_OPTIONS = (
     Option("activation", "choice", "relu", ACTIVATIONS, doc="the feed-forward activation"),
     Option("final_norm", "flag", False, doc="a LayerNorm after the last layer (staticformer::final_norm)"),
     Option("eps", "positive", DEFAULT_EPS, doc="the LayerNorm epsilon (staticformer::layer_norm_eps<M, E>)"),
+    Option("final_norm_eps", "eps", None, doc="the final norm's own epsilon (staticformer::final_norm_eps<M, E>); "
+                                              "None: eps"),
     Option("causal", "flag", False, doc="row i attends to rows 0..i (staticformer::causal)"),
     Option("no_bias", "flag", False, doc="linear layers without biases (staticformer::no_bias), torch's bias=False"),
     Option("no_norm_bias", "flag", False, doc="LayerNorms without beta (staticformer::no_norm_bias)"),
@@ -109,7 +113,12 @@ MODEL_OPTIONS = (
     Option("positions", "choice", "none", POSITIONS, doc="added by row index"),
     Option("cls_token", "flag", False, doc="a learned token before the input's (row 0)"),
     Option("embedding_norm", "flag", False, doc="a LayerNorm after the positions (BERT)"),
+    Option("embedding_norm_eps", "eps", None, doc="its own epsilon (staticformer::embedding_norm_eps<M, E>); "
+                                                  "None: the encoder's eps"),
     Option("pooling", "choice", "none", POOLINGS, doc="the output: every row, row 0 or the mean of the valid rows"),
+    Option("pooled_norm", "flag", False, doc="a LayerNorm of the pooled row, before the head"),
+    Option("pooled_norm_eps", "eps", None, doc="its own epsilon (staticformer::pooled_norm_eps<M, E>); "
+                                               "None: the encoder's eps"),
     Option("classes", "count", 0, doc="a classifier head's logits (classifier_head<classes>); 0: no head"),
 )
 MODEL_OPTION: Dict[str, Option] = {o.name: o for o in MODEL_OPTIONS}
@@ -144,8 +153,11 @@ def theta_code(theta: int) -> int:
 
 
 def attention_problems(values: Mapping[str, object]) -> List[str]:
-    """What is wrong with values' rotary and kv_heads options for their dimensions (config.hpp's rules)."""
+    """What is wrong with values' rotary and kv_heads options for their dimensions, and with a final
+    norm's epsilon (config.hpp's rules)."""
     out = []
+    if values.get("final_norm_eps") is not None and not values.get("final_norm"):
+        out.append("final_norm_eps needs final_norm")
     kv, h = values.get("kv_heads", 0), values.get("heads")
     if isinstance(kv, int) and kv > 0 and isinstance(h, int) and h > 0 and h % kv:
         out.append(f"kv_heads={kv} is not allowed: it must divide heads ({h})")
@@ -183,6 +195,11 @@ def model_problems(values: Mapping[str, object], seq_len: Optional[int] = None) 
         out.append("scale_embedding applies to input 'tokens' only")
     if v["classes"] and v["pooling"] == "none":
         out.append("a classifier head (classes > 0) needs pooling 'cls' or 'mean'")
+    if v["pooled_norm"] and v["pooling"] == "none":
+        out.append("pooled_norm needs pooling 'cls' or 'mean'")
+    for norm in ("embedding_norm", "pooled_norm"):
+        if v[norm + "_eps"] is not None and not v[norm]:
+            out.append(f"{norm}_eps needs {norm}")
     if seq_len is not None and seq_len - int(v["cls_token"]) <= 0:
         out.append("seq_len must leave room for one input token after the CLS token")
     return out
@@ -200,6 +217,7 @@ class EncoderSpec:
     activation: str = default("activation")  # one of ACTIVATIONS
     final_norm: bool = default("final_norm")
     eps: float = default("eps")
+    final_norm_eps: Optional[float] = default("final_norm_eps")  # None: eps
     causal: bool = default("causal")  # row i attends to rows 0..i (staticformer::causal)
     no_bias: bool = default("no_bias")            # linear layers without biases
     no_norm_bias: bool = default("no_norm_bias")  # LayerNorms without beta

@@ -156,6 +156,29 @@ def spec_eps32(spec: EncoderSpec) -> np.float32:
     return config_eps(*option) if option else config_eps(1, -5)
 
 
+def own_eps32(eps: Optional[float], spec: EncoderSpec) -> Optional[np.float32]:
+    """A norm's own epsilon (final_norm_eps, embedding_norm_eps, pooled_norm_eps) as the C++ config
+    holds it; None where it is the layers' (as the config leaves its tag out)."""
+    if eps is None:
+        return None
+    option = eps_option(eps)
+    own = config_eps(*option) if option else config_eps(1, -5)
+    return None if own == spec_eps32(spec) else own
+
+
+def own_eps_tags(kind: str, eps: Optional[float], spec: EncoderSpec) -> List[str]:
+    """[staticformer::KIND<M, E>] for a norm's own epsilon, or [] where it is the layers'."""
+    if own_eps32(eps, spec) is None:
+        return []
+    option = eps_option(eps) or (1, -5)
+    return [f"staticformer::{kind}<{option[0]}, {option[1]}>"]
+
+
+def eps_bits(eps: Optional[np.float32]) -> int:
+    """A blob's epsilon field: the float's bits; 0 for None (a model blob's norm at the layers' epsilon)."""
+    return 0 if eps is None else int(np.frombuffer(np.float32(eps).astype("<f4").tobytes(), dtype="<u4")[0])
+
+
 # ---- reading a torch module -----------------------------------------------------------------
 
 def activation_name(act) -> str:
@@ -300,8 +323,9 @@ def _layer_options(layer, i: int) -> tuple:
             *_rotary(layer, where), _kv_heads(attn, where))
 
 
-def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
-    """The EncoderSpec of a torch.nn.TransformerEncoder; refuses what staticformer cannot run."""
+def spec_from_module(encoder, seq_len: int, model: bool = False) -> EncoderSpec:
+    """The EncoderSpec of a torch.nn.TransformerEncoder; refuses what staticformer cannot run. The
+    final norm may have an epsilon of its own in a model (model: its blob records it)."""
     if not isinstance(encoder, nn.TransformerEncoder):
         raise ExportError(f"expected a torch.nn.TransformerEncoder, got {type(encoder).__name__} "
                           "(save the encoder itself, or use --state-dict with --prefix)")
@@ -321,15 +345,17 @@ def spec_from_module(encoder, seq_len: int) -> EncoderSpec:
     final_norm = encoder.norm is not None
     if final_norm:
         final_eps, final_rms = _norm_eps(encoder.norm, d_model, "norm (the final norm)")
-        if final_eps != eps:
-            raise ExportError(f"final norm eps {final_eps!r} != layer norm eps {eps!r}; "
-                              "staticformer uses one epsilon")
+        if final_eps != eps and not model:
+            raise ExportError(f"final norm eps {final_eps!r} != layer norm eps {eps!r}: an encoder blob holds one "
+                              "epsilon; export the model around the encoder (its final_norm_eps travels in a model "
+                              "blob), or give the final norm the layers' eps")
         if final_rms != rms_norm:
             raise ExportError("the final norm and the layers' norms differ (LayerNorm and RMSNorm)")
         if not rms_norm and (getattr(encoder.norm, "bias", None) is None) != no_norm_bias:
             raise ExportError("the final norm and the layers' LayerNorms differ in having a bias")
     spec = EncoderSpec(d_model, heads, d_ff, seq_len, len(options), norm_first, activation,
-                       final_norm, eps, no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm, glu=glu,
+                       final_norm, eps, final_norm_eps=final_eps if final_norm and final_eps != eps else None,
+                       no_bias=no_bias, no_norm_bias=no_norm_bias, rms_norm=rms_norm, glu=glu,
                        rotary=rotary, rotary_theta=theta, kv_heads=kv)
     check_spec(spec)
     return spec
@@ -344,6 +370,8 @@ def check_spec(spec: EncoderSpec) -> None:
     if spec.activation not in ACTIVATIONS:
         raise ExportError(f"unknown activation {spec.activation!r}")
     eps_option(spec.eps)  # raises if the epsilon has no layer_norm_eps spelling
+    if spec.final_norm_eps is not None:
+        eps_option(spec.final_norm_eps)
     problems = encoder_schema.attention_problems(vars(spec))
     if problems:
         raise ExportError("; ".join(problems))
@@ -464,9 +492,11 @@ def check_name(name: str) -> None:
 
 
 def eps_tags(spec: EncoderSpec) -> List[str]:
-    """[the layer_norm_eps<M, E> option tag], or [] for the default epsilon."""
+    """[the layer_norm_eps<M, E> option tag], or [] for the default epsilon; then the final norm's
+    final_norm_eps<M, E>, where it has its own."""
     eps = eps_option(spec.eps)
-    return [] if eps is None else [f"staticformer::layer_norm_eps<{eps[0]}, {eps[1]}>"]
+    return (([] if eps is None else [f"staticformer::layer_norm_eps<{eps[0]}, {eps[1]}>"]) +
+            own_eps_tags("final_norm_eps", spec.final_norm_eps, spec))
 
 
 def config_options(spec: EncoderSpec) -> List[str]:
@@ -643,11 +673,13 @@ def heads_code(spec: EncoderSpec) -> int:
 
 
 def blob_bytes(spec: EncoderSpec, weights: EncoderWeights, precision: str = "f32") -> bytes:
+    if own_eps32(spec.final_norm_eps, spec) is not None:
+        raise ExportError("an encoder blob holds one LayerNorm epsilon: the final norm's own "
+                          f"{spec.final_norm_eps!r} travels in a model blob (or a --header)")
     payload = payload_bytes(weights, precision)
-    eps_bits = int(np.frombuffer(spec_eps32(spec).astype("<f4").tobytes(), dtype="<u4")[0])
     head = HEADER_FIELDS.pack(BLOB_MAGIC, BLOB_VERSION, BLOB_HEADER_BYTES, BYTE_ORDER_MARK,
                               spec.d_model, heads_code(spec), spec.d_ff, spec.seq_len, spec.layers,
-                              options_code(spec), eps_bits, PRECISIONS.index(precision),
+                              options_code(spec), eps_bits(spec_eps32(spec)), PRECISIONS.index(precision),
                               len(payload), zlib.crc32(payload))
     head += struct.pack("<I", zlib.crc32(head))
     assert len(head) == BLOB_HEADER_BYTES
@@ -807,7 +839,7 @@ def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: s
 # ---- command line ---------------------------------------------------------------------------
 
 STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activation",
-                    "final_norm", "eps", "no_bias", "no_norm_bias", "rms_norm", "glu", "rotary", "rotary_theta",
+                    "final_norm", "eps", "final_norm_eps", "no_bias", "no_norm_bias", "rms_norm", "glu", "rotary", "rotary_theta",
                     "kv_heads", "prefix")
 
 
@@ -843,7 +875,7 @@ def parse_args(argv):
     p.add_argument("--quiet", action="store_true", help="no export report on stdout, no progress on stderr")
     p.add_argument("--parts", metavar="KEY=NAME,...",
                    help="a module of your own that torch.fx cannot trace: which submodule or parameter is which, "
-                        "e.g. front=proj,cls=cls,positions=pos,encoder=enc,final_norm=norm,pooling=cls,head=head "
+                        "e.g. front=proj,cls=cls,positions=pos,encoder=enc,final_norm=norm,pooling=cls,pooled_norm=ln,head=head "
                         "(encoder: an nn.TransformerEncoder or a ModuleList of its layers; pooling cls, mean or "
                         "none; scale_embedding=true)")
     p.add_argument("--no-verify", action="store_true",
@@ -859,6 +891,8 @@ def parse_args(argv):
     g.add_argument("--activation", choices=ACTIVATIONS, help=f"default: {default('activation')}")
     g.add_argument("--final-norm", action="store_true", default=None, help="a LayerNorm after the last layer")
     g.add_argument("--eps", type=float, help=f"LayerNorm epsilon, default: {DEFAULT_EPS:g}")
+    g.add_argument("--final-norm-eps", type=float, help="the final norm's own epsilon (header only: an encoder "
+                   "blob holds one epsilon); default: --eps")
     g.add_argument("--no-bias", action="store_true", default=None,
                    help="linear layers without biases (torch bias=False)")
     g.add_argument("--no-norm-bias", action="store_true", default=None, help="LayerNorms without bias (beta)")

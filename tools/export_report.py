@@ -56,7 +56,8 @@ def encoder_parts(spec, weights) -> list:
 
 
 def model_parts(spec, weights) -> list:
-    """The same for a whole model: input, positions, CLS, embedding norm, the encoder, the head."""
+    """The same for a whole model: input, positions, CLS, embedding norm, the encoder, the head
+    (pooling, the pooled row's norm and the classifier)."""
     d, s, tokens = spec.encoder.d_model, spec.encoder.seq_len, spec.input_tokens
     params = {name: sum(a.size for _, _, a in fields) for name, fields in weights.parts}
     ops = {"input": kernel_costs.elementwise("add", tokens, d) if spec.input == "tokens" else
@@ -64,7 +65,8 @@ def model_parts(spec, weights) -> list:
            "positions": kernel_costs.elementwise("add", s, d) if spec.positions != "none" else [],
            "cls": [], "embedding_norm": kernel_costs.layer_norm(s, d) if spec.embedding_norm else [],
            "head": (kernel_costs.linear(1, d, spec.classes) if spec.classes else []) +
-                   (kernel_costs.elementwise("add", s, d) if spec.pooling == "mean" else [])}
+                   (kernel_costs.elementwise("add", s, d) if spec.pooling == "mean" else []) +
+                   (kernel_costs.layer_norm(1, d) if spec.pooled_norm else [])}
     front = [(n, params[n], ops[n]) for n in ("input", "positions", "cls", "embedding_norm") if params[n] or ops[n]]
     back = [("head", params["head"], ops["head"])] if spec.classes or spec.pooling != "none" else []
     return front + encoder_parts(spec.encoder, weights.encoder) + back

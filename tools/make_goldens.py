@@ -196,6 +196,8 @@ def state_dict_option_flags(s: EncoderSpec) -> list:
     flags = []
     for o in ENCODER_OPTIONS:
         value, flag = getattr(s, o.name), "--" + o.name.replace("_", "-")
+        if value is None:  # an "eps" option at its default (the layers' eps)
+            continue
         if o.kind == "flag":
             flags += [flag] * value
         else:
@@ -313,6 +315,15 @@ MODEL_GOLDENS = [
                                                        embedding_norm=True, pooling="cls", classes=3,
                                                        activation="gelu"),
                 8, 23, "module", (6,)),
+    # a sensor classifier pooled by its mean, the mean normalised (pooled_norm); the embedding,
+    # final and pooled norms each with an epsilon of its own, large enough to matter
+    ModelGolden("sensor_pooled_norm", "classifier", dict(d_model=16, heads=4, d_ff=28, layers=2, seq_len=11,
+                                                         input="features", features=6, positions="sinusoidal",
+                                                         embedding_norm=True, embedding_norm_eps=0.05, pooling="mean",
+                                                         pooled_norm=True, pooled_norm_eps=0.1, classes=3,
+                                                         norm_first=True, activation="gelu", final_norm=True,
+                                                         final_norm_eps=0.01),
+                10, 24, "state_dict", (2, 7)),
 ]
 MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # int8 exports (calibration method), calibrated on calibration.bin: MODEL_CALIBRATION_SAMPLES
@@ -320,7 +331,7 @@ MODEL_HEADERS = ("vit_tv", "tokens_causal")
 # float32) as the C++ quantiser reads them.
 MODEL_INT8_EXPORTS = {"vit_tv": "min_max", "tokens_causal": "percentile", "features_seq": "min_max",
                       "sensor_left_pad": "min_max", "tokens_rms_cls": "min_max", "sensor_swiglu": "min_max",
-                      "tokens_neobert": "min_max"}
+                      "tokens_neobert": "min_max", "sensor_pooled_norm": "min_max"}
 MODEL_CALIBRATION_SAMPLES = 32
 
 

@@ -3,8 +3,8 @@
 Reads torchvision's VisionTransformer and staticformer_torch.TransformerClassifier (a module, or
 their state_dict), and writes staticformer::model_weights<NAME_config, P> as a C++ header and as
 a model blob (.sfwm: the format is include/staticformer/blob.hpp's model_header). The struct
-order is model_weights.hpp's: encoder, input, cls, embedding_norm, head, positions (absent parts
-are empty members: one byte each in the payload).
+order is model_weights.hpp's: encoder, input, cls, embedding_norm, head (the pooled row's norm,
+then the classifier), positions (absent parts are empty members: one byte each in the payload).
 """
 
 import math
@@ -39,7 +39,10 @@ class ModelSpec:
     positions: str = default("positions")  # one of POSITIONS (index = code in the blob)
     cls_token: bool = default("cls_token")
     embedding_norm: bool = default("embedding_norm")
+    embedding_norm_eps: Optional[float] = default("embedding_norm_eps")  # None: the encoder's eps
     pooling: str = default("pooling")      # one of POOLINGS (index = code in the blob)
+    pooled_norm: bool = default("pooled_norm")
+    pooled_norm_eps: Optional[float] = default("pooled_norm_eps")        # None: the encoder's eps
     classes: int = default("classes")
 
     def __post_init__(self):
@@ -103,12 +106,15 @@ def _parts(spec: ModelSpec, state: dict, keys: dict) -> List[Part]:
     parts.append(("embedding_norm", [("gamma", keys["norm"] + ".weight", _array(_get(state, keys["norm"] + ".weight"), "", (d,))),
                                      ("beta", keys["norm"] + ".bias", _array(_get(state, keys["norm"] + ".bias"), "", (d,)))]
                   if spec.embedding_norm else []))
+    head = []
+    if spec.pooled_norm:
+        kg, kb = keys["pooled_norm"] + ".weight", keys["pooled_norm"] + ".bias"
+        head += [("norm_gamma", kg, _array(_get(state, kg), kg, (d,))), ("norm_beta", kb, _array(_get(state, kb), kb, (d,)))]
     if spec.classes:
         kw, kb = keys["head"] + ".weight", keys["head"] + ".bias"
-        parts.append(("head", [("w", kw, _array(_get(state, kw), kw, (spec.classes, d)).T.copy()),
-                               ("b", kb, _array(_get(state, kb), kb, (spec.classes,)))]))
-    else:
-        parts.append(("head", []))
+        head += [("w", kw, _array(_get(state, kw), kw, (spec.classes, d)).T.copy()),
+                 ("b", kb, _array(_get(state, kb), kb, (spec.classes,)))]
+    parts.append(("head", head))
     if spec.positions == "learned":
         k = keys["positions"]
         t = _get(state, k)
@@ -139,7 +145,7 @@ def extract_classifier(state: dict, config: ClassifierConfig, seq_len: Optional[
     encoder_state = {k: v for k, v in state.items() if k.startswith("encoder.")}
     encoder = ep.extract_state_dict(encoder_state, spec.encoder, "encoder.")
     front = {"table": "embedding.weight"} if spec.input == "tokens" else {"w": "projection.weight", "b": "projection.bias"}
-    keys = dict(front, cls="cls", norm="embedding_norm", head="head", positions="positions")
+    keys = dict(front, cls="cls", norm="embedding_norm", pooled_norm="pooled_norm", head="head", positions="positions")
     return spec, ModelWeights(encoder, _parts(spec, state, keys))
 
 
@@ -163,7 +169,7 @@ def _vit_state(state: dict, layers: int) -> dict:
     return out
 
 
-def vit_spec(heads: int, state: dict, eps: float = 1e-6) -> ModelSpec:
+def vit_spec(heads: int, state: dict, eps: float = 1e-6, final_eps: Optional[float] = None) -> ModelSpec:
     """The model of a torchvision VisionTransformer's state_dict (heads are not in its tensors)."""
     conv = _get(state, "conv_proj.weight")
     if conv.dim() != 4:
@@ -177,13 +183,14 @@ def vit_spec(heads: int, state: dict, eps: float = 1e-6) -> ModelSpec:
         raise ep.ExportError("ViT with representation_size (a pre-logits layer) is not supported")
     classes = int(_get(state, "heads.head.weight").shape[0])
     enc = EncoderSpec(d, heads, int(mlp.shape[0]), seq_len, layers, norm_first=True, activation="gelu",
-                      final_norm=True, eps=eps)
+                      final_norm=True, eps=eps, final_norm_eps=final_eps)
     return ModelSpec(enc, "patches", features=channels * patch * patch, image=(channels, side, side), patch=patch,
                      positions="learned", cls_token=True, pooling="cls", classes=classes)
 
 
-def extract_vit_state(state: dict, heads: int, eps: float = 1e-6) -> Tuple[ModelSpec, ModelWeights]:
-    spec = vit_spec(heads, state, eps)
+def extract_vit_state(state: dict, heads: int, eps: float = 1e-6,
+                      final_eps: Optional[float] = None) -> Tuple[ModelSpec, ModelWeights]:
+    spec = vit_spec(heads, state, eps, final_eps)
     ep.check_spec(spec.encoder)
     encoder = ep.extract_state_dict(_vit_state(state, spec.encoder.layers), spec.encoder)
     keys = {"w": "conv_proj.weight", "b": "conv_proj.bias", "cls": "class_token", "head": "heads.head",
@@ -198,14 +205,16 @@ def extract_vit(vit: nn.Module) -> Tuple[ModelSpec, ModelWeights]:
         raise ep.ExportError("conv_proj is not one Conv2d (conv_stem_configs are not supported)")
     blocks = list(vit.encoder.layers)
     eps = {ep._layer_norm_eps(m, vit.hidden_dim, n) for b in blocks for n, m in (("ln_1", b.ln_1), ("ln_2", b.ln_2))}
-    eps.add(ep._layer_norm_eps(vit.encoder.ln, vit.hidden_dim, "encoder.ln"))
     if len(eps) != 1:
-        raise ep.ExportError(f"LayerNorms with different epsilons {sorted(eps)}: staticformer uses one")
+        raise ep.ExportError(f"layers' LayerNorms with different epsilons {sorted(eps)}: the layers share one")
+    final_eps = ep._layer_norm_eps(vit.encoder.ln, vit.hidden_dim, "encoder.ln")
     for i, b in enumerate(blocks):
         act = b.mlp[1]
         if not isinstance(act, nn.GELU) or act.approximate != "none":
             raise ep.ExportError(f"encoder_layer_{i}: the MLP's activation is not nn.GELU()")
-    return extract_vit_state(vit.state_dict(), blocks[0].num_heads, eps.pop())
+    layer_eps = eps.pop()
+    return extract_vit_state(vit.state_dict(), blocks[0].num_heads, layer_eps,
+                             final_eps if final_eps != layer_eps else None)
 
 
 def is_vit(obj) -> bool:
@@ -266,10 +275,11 @@ def extract_user_module(module: nn.Module, p, seq_len: Optional[int] = None) -> 
     encoder = _user_encoder(module, p)
     d = encoder.layers[0].self_attn.embed_dim
     rows, positions = _user_rows(module, p, d, seq_len)
-    enc = ep.spec_from_module(encoder, rows)
+    enc = ep.spec_from_module(encoder, rows, model=True)
     front = module.get_submodule(p.front)
     options = dict(input=p.input, positions=positions, cls_token=bool(p.cls), embedding_norm=bool(p.embedding_norm),
-                   pooling=p.pooling, classes=module.get_submodule(p.head).out_features if p.head else 0)
+                   pooling=p.pooling, pooled_norm=bool(p.pooled_norm),
+                   classes=module.get_submodule(p.head).out_features if p.head else 0)
     if p.input == "tokens":
         options["vocab"] = front.num_embeddings
         if p.scale_embedding and abs(p.scale - math.sqrt(d)) > 1e-6 * math.sqrt(d):
@@ -283,13 +293,13 @@ def extract_user_module(module: nn.Module, p, seq_len: Optional[int] = None) -> 
         side = math.isqrt(enc.seq_len - int(bool(p.cls))) * front.kernel_size[0]
         options.update(image=(front.in_channels, side, side), patch=front.kernel_size[0],
                        features=front.in_channels * front.kernel_size[0] ** 2)
-    for name in [p.embedding_norm] if p.embedding_norm else []:
-        if module.get_submodule(name).eps != enc.eps:
-            raise ep.ExportError(f"{name}.eps {module.get_submodule(name).eps} != the encoder's {enc.eps}: the library "
-                                 "uses one epsilon")
+    for option, name in (("embedding_norm", p.embedding_norm), ("pooled_norm", p.pooled_norm)):
+        if name:  # a LayerNorm with a bias (module_import checks), its own epsilon where it differs
+            eps = ep._layer_norm_eps(module.get_submodule(name), d, name)
+            options[option + "_eps"] = eps if eps != enc.eps else None
     spec = ModelSpec(enc, **options)
     keys = {"table": f"{p.front}.weight", "w": f"{p.front}.weight", "b": f"{p.front}.bias", "cls": p.cls,
-            "norm": p.embedding_norm, "head": p.head, "positions": p.positions_key}
+            "norm": p.embedding_norm, "pooled_norm": p.pooled_norm, "head": p.head, "positions": p.positions_key}
     state = module.state_dict()
     return spec, ModelWeights(ep.extract_state_dict(encoder.state_dict(), enc), _parts(spec, state, keys))
 
@@ -346,7 +356,9 @@ def model_config_type(name: str, spec: ModelSpec) -> str:
     opts += [f"{s}scale_embedding"] * spec.scale_embedding
     opts += [f"{s}{spec.positions}_positions"] * (spec.positions != default("positions"))
     opts += [f"{s}cls_token"] * spec.cls_token + [f"{s}embedding_norm"] * spec.embedding_norm
+    opts += ep.own_eps_tags("embedding_norm_eps", spec.embedding_norm_eps, spec.encoder)
     opts += [f"{s}{spec.pooling}_pooling"] * (spec.pooling != default("pooling"))
+    opts += [f"{s}pooled_norm"] * spec.pooled_norm + ep.own_eps_tags("pooled_norm_eps", spec.pooled_norm_eps, spec.encoder)
     opts += [f"{s}classifier_head<{spec.classes}>"] * (spec.classes > 0)
     return f"{s}model_config<{', '.join(opts)}>"
 
@@ -397,14 +409,23 @@ MODEL_MAGIC = b"SFWM"
 MODEL_VERSION = 1
 MODEL_HEADER_BYTES = 128
 # blob.hpp model_header: bytes [0, 56) as the encoder blob's header, then input kind, vocab,
-# features, channels, height, width, patch, model options, classes, position rows, 24 reserved
-# bytes, payload CRC; the header CRC over [0, 124) follows.
-MODEL_FIELDS = struct.Struct("<4s11IQ10I24xI")
+# features, channels, height, width, patch, model options, classes, position rows, the final,
+# embedding and pooled norms' own epsilons (0: the layers'), 12 reserved bytes, payload CRC; the
+# header CRC over [0, 124) follows.
+MODEL_FIELDS = struct.Struct("<4s11IQ13I12xI")
 
 
 def model_options(spec: ModelSpec) -> int:
     return (int(spec.scale_embedding) | int(spec.cls_token) << 1 | int(spec.embedding_norm) << 2 |
-            POSITIONS.index(spec.positions) << 4 | POOLINGS.index(spec.pooling) << 8)
+            int(spec.pooled_norm) << 3 | POSITIONS.index(spec.positions) << 4 | POOLINGS.index(spec.pooling) << 8)
+
+
+def own_eps_fields(spec: ModelSpec) -> List[int]:
+    """The header's epsilon fields of the final, the embedding and the pooled row's norm."""
+    e = spec.encoder
+    return [ep.eps_bits(ep.own_eps32(eps, e) if present else None)
+            for present, eps in ((e.final_norm, e.final_norm_eps), (spec.embedding_norm, spec.embedding_norm_eps),
+                                 (spec.pooled_norm, spec.pooled_norm_eps))]
 
 
 def payload_bytes(weights: ModelWeights, precision: str = "f32") -> bytes:
@@ -427,13 +448,12 @@ def payload_bytes(weights: ModelWeights, precision: str = "f32") -> bytes:
 def blob_bytes(spec: ModelSpec, weights: ModelWeights, precision: str = "f32") -> bytes:
     payload = payload_bytes(weights, precision)
     e = spec.encoder
-    eps_bits = int(np.frombuffer(ep.spec_eps32(e).astype("<f4").tobytes(), dtype="<u4")[0])
     rows = dict(weights.parts)["positions"][0][2].shape[0] if spec.positions == "learned" else 0
     head = MODEL_FIELDS.pack(MODEL_MAGIC, MODEL_VERSION, MODEL_HEADER_BYTES, ep.BYTE_ORDER_MARK,
-                             e.d_model, ep.heads_code(e), e.d_ff, e.seq_len, e.layers, ep.options_code(e), eps_bits,
-                             ep.PRECISIONS.index(precision), len(payload),
+                             e.d_model, ep.heads_code(e), e.d_ff, e.seq_len, e.layers, ep.options_code(e),
+                             ep.eps_bits(ep.spec_eps32(e)), ep.PRECISIONS.index(precision), len(payload),
                              INPUTS.index(spec.input), spec.vocab, spec.features, *spec.image, spec.patch,
-                             model_options(spec), spec.classes, rows, zlib.crc32(payload))
+                             model_options(spec), spec.classes, rows, *own_eps_fields(spec), zlib.crc32(payload))
     head += struct.pack("<I", zlib.crc32(head))
     assert len(head) == MODEL_HEADER_BYTES
     return head + payload

@@ -9,7 +9,7 @@ forward (the encoder and its layers kept whole) and the graph must be, in order,
     encoder     an nn.TransformerEncoder, or nn.TransformerEncoderLayer modules one after another
     norm        an nn.LayerNorm on every row (final norm)
     pooling     rows[:, 0] (cls pooling) or rows.mean(dim=1) (mean pooling)
-    norm        an nn.LayerNorm on the pooled row of rows[:, 0] (the same as a final norm)
+    norm        an nn.LayerNorm on the pooled row (pooled_norm)
     head        an nn.Linear
 
 each part optional but the front and the encoder; nn.Dropout anywhere (an identity in eval).
@@ -50,6 +50,7 @@ class Parts:
     encoder: str = ""               # the TransformerEncoder, if one
     final_norm: str = ""
     pooling: str = "none"
+    pooled_norm: str = ""
     head: str = ""
 
 
@@ -71,7 +72,7 @@ def trace(module: nn.Module) -> fx.Graph:
     except Exception as e:  # data-dependent control flow, unsupported Python
         raise ImportError_(f"torch.fx cannot trace {type(module).__name__}.forward: {e}. Name its parts instead: "
                            "--parts front=NAME,encoder=NAME,pooling=cls|mean|none and, if it has them, cls=, "
-                           "positions=, embedding_norm=, final_norm=, head=, scale_embedding=true") from None
+                           "positions=, embedding_norm=, final_norm=, pooled_norm=, head=, scale_embedding=true") from None
 
 
 def _is_attr(n) -> Optional[str]:
@@ -133,13 +134,14 @@ class _Walk:
             if self.p.embedding_norm:
                 _refuse(n, "a second embedding norm")
             self.p.embedding_norm = n.target
-        elif self.stage == "encoded" or (self.stage == "pooled" and self.p.pooling == "cls"):
+        elif self.stage == "encoded":
             if self.p.final_norm or (self.p.encoder and self.gm.get_submodule(self.p.encoder).norm is not None):
                 _refuse(n, "a second final norm")
             self.p.final_norm = n.target
         else:
-            _refuse(n, "a norm the library has (a norm of the mean-pooled row is not supported yet: normalise the "
-                       "rows before pooling)")
+            if self.p.pooled_norm:
+                _refuse(n, "a second norm of the pooled row")
+            self.p.pooled_norm = n.target
         self.rows = n
 
     def function(self, n: fx.Node) -> None:
@@ -217,8 +219,8 @@ def recognise(module: nn.Module) -> Parts:
     return walk.p
 
 
-MAPPING_KEYS = ("front", "cls", "positions", "embedding_norm", "encoder", "final_norm", "pooling", "head",
-                "scale_embedding")
+MAPPING_KEYS = ("front", "cls", "positions", "embedding_norm", "encoder", "final_norm", "pooling", "pooled_norm",
+                "head", "scale_embedding")
 
 
 def from_mapping(module: nn.Module, text: str) -> Parts:
@@ -234,7 +236,7 @@ def from_mapping(module: nn.Module, text: str) -> Parts:
     p, kinds = Parts(), {nn.Embedding: "tokens", nn.Linear: "features", nn.Conv2d: "patches"}
     named = dict(module.named_modules())
     tensors = dict(module.named_parameters()) | dict(module.named_buffers())
-    for key in ("front", "encoder", "embedding_norm", "final_norm", "head"):
+    for key in ("front", "encoder", "embedding_norm", "final_norm", "pooled_norm", "head"):
         if key in given and given[key] not in named:
             raise ImportError_(f"--parts {key}={given[key]}: {type(module).__name__} has no submodule of that name")
     for key in ("cls", "positions"):
@@ -253,7 +255,8 @@ def from_mapping(module: nn.Module, text: str) -> Parts:
     p.cls, p.positions_key = given.get("cls", ""), given.get("positions", "")
     p.positions = "" if not p.positions_key else ("learned" if p.positions_key in dict(module.named_parameters())
                                                   else "sinusoidal")
-    p.embedding_norm, p.final_norm, p.head = (given.get(k, "") for k in ("embedding_norm", "final_norm", "head"))
+    p.embedding_norm, p.final_norm, p.pooled_norm, p.head = (given.get(k, "") for k in ("embedding_norm", "final_norm",
+                                                                                         "pooled_norm", "head"))
     p.pooling = given.get("pooling", "none")
     p.scale_embedding = given.get("scale_embedding", "false") == "true"
     p.scale = float(named[p.front].embedding_dim) ** 0.5 if p.scale_embedding else 1.0

@@ -159,6 +159,7 @@ void write_model_header(std::FILE* f, const char* name, const char* config_lines
     out.text("},  // cls\n{");
     if constexpr (M::has_embedding_norm) out(w.embedding_norm.norm);
     out.text("},  // embedding_norm\n{");
+    if constexpr (M::has_pooled_norm) out(w.head.norm), out.text(M::has_head ? ", " : "");
     if constexpr (M::has_head) out(w.head.linear);
     out.text("},  // head\n{");
     out(w.quant.input), out.text(", "), out(w.quant.embedding), out.text(", "), out(w.quant.positions);

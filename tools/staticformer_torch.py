@@ -16,7 +16,7 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
     rows = [CLS] + front(x)        input "tokens" (nn.Embedding, optionally * sqrt(d_model)),
                                    "features" (nn.Linear) or "patches" (nn.Conv2d, kernel = stride)
     rows = rows + positions[row]   "sinusoidal" (the table below), "learned" (a parameter) or "none"
-    rows = LayerNorm(rows)         embedding_norm=True
+    rows = LayerNorm(rows)         embedding_norm=True (its eps: embedding_norm_eps, default eps)
     rows = nn.TransformerEncoder(rows)   causal=True adds generate_square_subsequent_mask;
                                    key_padding_mask hides tokens' keys (src_key_padding_mask);
                                    rms_norm=True: RMSNorm (below) for the encoder's LayerNorms;
@@ -26,6 +26,7 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
     out  = rows | rows[0] | mean(kept rows)    pooling "none", "cls" or "mean" (kept: valid, not
                                    masked; a causal row with no key to attend gets a zero context
                                    in staticformer, NaN in torch: it is a masked row)
+    out  = LayerNorm(out)          pooled_norm=True: the pooled row alone (its eps: pooled_norm_eps)
     out  = Linear(out)             classes > 0
 
 The options, their allowed values and defaults are tools/encoder_schema.py's (MODEL_OPTIONS,
@@ -77,12 +78,16 @@ class ClassifierConfig:
     positions: str = default("positions")    # one of POSITIONS
     cls_token: bool = default("cls_token")
     embedding_norm: bool = default("embedding_norm")
+    embedding_norm_eps: Optional[float] = default("embedding_norm_eps")  # None: eps
     pooling: str = default("pooling")        # one of POOLINGS
+    pooled_norm: bool = default("pooled_norm")  # a LayerNorm of the pooled row (mean pooling: of the mean)
+    pooled_norm_eps: Optional[float] = default("pooled_norm_eps")        # None: eps
     classes: int = default("classes")
     norm_first: bool = default("norm_first")
     activation: str = default("activation")  # one of ACTIVATIONS
     final_norm: bool = default("final_norm")
     eps: float = default("eps")
+    final_norm_eps: Optional[float] = default("final_norm_eps")  # None: eps
     causal: bool = default("causal")
     no_bias: bool = default("no_bias")            # linear layers of the encoder without biases
     no_norm_bias: bool = default("no_norm_bias")  # the encoder's LayerNorms without beta
@@ -265,11 +270,13 @@ def run_encoder(encoder: nn.TransformerEncoder, x: torch.Tensor, attn_mask=None,
     return x if encoder.norm is None else encoder.norm(x)
 
 
-def norm_of(c) -> nn.Module:
-    """An encoder norm of c's options: RMSNorm (rms_norm), or a LayerNorm, without bias for no_norm_bias."""
+def norm_of(c, eps: Optional[float] = None) -> nn.Module:
+    """An encoder norm of c's options: RMSNorm (rms_norm), or a LayerNorm, without bias for
+    no_norm_bias; its epsilon eps (None: c.eps)."""
+    eps = c.eps if eps is None else eps
     if c.rms_norm:
-        return RMSNorm(c.d_model, c.eps)
-    norm = nn.LayerNorm(c.d_model, eps=c.eps)
+        return RMSNorm(c.d_model, eps)
+    norm = nn.LayerNorm(c.d_model, eps=eps)
     if c.no_norm_bias:
         norm.register_parameter("bias", None)
     return norm
@@ -330,10 +337,12 @@ class TransformerClassifier(nn.Module):
         elif c.positions == "sinusoidal":
             self.register_buffer("sinusoids", sinusoid_table(c.seq_len, d), persistent=False)
         if c.embedding_norm:
-            self.embedding_norm = nn.LayerNorm(d, eps=c.eps)
+            self.embedding_norm = nn.LayerNorm(d, eps=c.eps if c.embedding_norm_eps is None else c.embedding_norm_eps)
         layer = encoder_layer(c)
-        final = norm_of(c) if c.final_norm else None
+        final = norm_of(c, c.final_norm_eps) if c.final_norm else None
         self.encoder = nn.TransformerEncoder(layer, c.layers, norm=final, enable_nested_tensor=False)
+        if c.pooled_norm:
+            self.pooled_norm = nn.LayerNorm(d, eps=c.eps if c.pooled_norm_eps is None else c.pooled_norm_eps)
         if c.classes:
             self.head = nn.Linear(d, c.classes)
 
@@ -409,4 +418,6 @@ class TransformerClassifier(nn.Module):
             h = h.mean(dim=1)
         else:
             h = h.masked_fill(~kept.unsqueeze(2), 0.0).sum(dim=1) / kept.sum(dim=1, keepdim=True)
+        if c.pooled_norm:
+            h = self.pooled_norm(h)
         return self.head(h) if c.classes else h

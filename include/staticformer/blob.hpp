@@ -32,7 +32,8 @@ namespace staticformer {
 //              bit 11 glu, bits 12..13 rotary (0 none, 1 rotate-halves, 2 interleaved),
 //              bits 16..31 rotary theta = M * 10^E as M (bits 16..27) and E (bits 28..31)
 //              (activation: 0 relu, 1 gelu, 2 gelu_tanh, 3 silu)
-//    40     4  LayerNorm epsilon (IEEE binary32 bits)
+//    40     4  LayerNorm epsilon (IEEE binary32 bits); an encoder blob holds one, so an
+//              encoder whose final_norm_eps differs travels in a model blob
 //    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
 //              (f16) values, or the int8 layout of weights_int8.hpp, little-endian
 //    48     8  payload size in bytes
@@ -152,6 +153,8 @@ inline status write(const Header& h, const W& w, void* dst, std::size_t capacity
 
 template <class Cfg, class P>
 inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
+    static_assert(Cfg::final_eps == Cfg::eps, "an encoder blob records one LayerNorm epsilon: with final_norm_eps "
+                                              "of its own the encoder travels in a model blob (or a header)");
     header h{};
     fill_common<Cfg, P>(h, magic, version, sizeof(w));
     return sealed(h, w);
@@ -183,6 +186,8 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
     using weights = encoder_weights<Cfg, P>;
     static_assert(std::is_trivially_copyable<weights>::value && std::is_standard_layout<weights>::value,
                   "weights must be plain data to be used in place");
+    static_assert(Cfg::final_eps == Cfg::eps, "an encoder blob records one LayerNorm epsilon: with final_norm_eps "
+                                              "of its own the encoder travels in a model blob (or a header)");
     if (data == nullptr) return status::null_pointer;
     if (size < blob::header_bytes) return status::blob_too_small;
     const auto* bytes = static_cast<const unsigned char*>(data);
@@ -212,11 +217,13 @@ inline status load_blob(const void* data, std::size_t size, const encoder_weight
 //    56     4  input kind (0 tokens, 1 features, 2 patches)
 //    60    24  vocab, features per token (patches: channels * patch^2), channels, height, width, patch
 //    84     4  model options: bit 0 scale_embedding, bit 1 cls_token, bit 2 embedding_norm,
-//              bits 4..5 positions (0 none, 1 sinusoidal, 2 learned), bits 8..9 pooling (0 none,
-//              1 cls, 2 mean)
+//              bit 3 pooled_norm, bits 4..5 positions (0 none, 1 sinusoidal, 2 learned),
+//              bits 8..9 pooling (0 none, 1 cls, 2 mean)
 //    88     4  classes (0: no head)
 //    92     4  rows of learned positions in the payload (0 without them)
-//    96    24  reserved, zero
+//    96    12  the epsilons of the final, the embedding and the pooled row's norm (binary32 bits),
+//              each 0 where the norm is absent or has the layers' epsilon (offset 40)
+//   108    12  reserved, zero
 //   120     4  CRC-32 of the payload
 //   124     4  CRC-32 of header bytes [0, 124)
 //
@@ -243,7 +250,8 @@ struct model_header {
     std::uint32_t model_options;
     std::uint32_t classes;
     std::uint32_t position_rows;
-    std::uint8_t reserved[24];
+    std::uint32_t final_eps_bits, embedding_eps_bits, pooled_eps_bits;
+    std::uint8_t reserved[12];
     std::uint32_t payload_crc;
     std::uint32_t header_crc;
 };
@@ -251,8 +259,16 @@ static_assert(sizeof(model_header) == model_header_bytes, "model blob header lay
 
 template <class M>
 constexpr std::uint32_t model_options_code = (M::scales_embedding ? 1u : 0u) | (M::has_cls ? 2u : 0u) |
-                                             (M::has_embedding_norm ? 4u : 0u) |
+                                             (M::has_embedding_norm ? 4u : 0u) | (M::has_pooled_norm ? 8u : 0u) |
                                              (std::uint32_t(M::positions) << 4) | (std::uint32_t(M::pooling) << 8);
+
+// A norm's epsilon field: its binary32 bits, or 0 where it is the layers' (or the norm absent).
+template <class M>
+inline std::uint32_t eps_field(bool present, float eps) noexcept {
+    std::uint32_t bits = 0;
+    if (present && eps != M::encoder::eps) std::memcpy(&bits, &eps, 4);
+    return bits;
+}
 
 template <class M, class P>
 constexpr std::size_t model_size = model_header_bytes + sizeof(model_weights<M, P>);
@@ -273,6 +289,9 @@ inline model_header make_model_header(const model_weights<M, P>& w) noexcept {
     h.model_options = model_options_code<M>;
     h.classes = M::classes;
     h.position_rows = M::positions == positions_kind::learned ? M::seq_len : 0;
+    h.final_eps_bits = eps_field<M>(Cfg::has_final_norm, Cfg::final_eps);
+    h.embedding_eps_bits = eps_field<M>(M::has_embedding_norm, M::embedding_eps);
+    h.pooled_eps_bits = eps_field<M>(M::has_pooled_norm, M::pooled_eps);
     return sealed(h, w);
 }
 
@@ -286,8 +305,9 @@ inline status write_blob(const model_weights<M, P>& w, void* dst, std::size_t ca
 
 // Validates a model blob against M and P and, on success, points `out` at the weights inside it
 // (zero copy). On failure `out` is left untouched. Checks in order: the header (kind, magic, byte
-// order, CRC, version), the encoder, the precision, the input, the embedding (positions, CLS,
-// LayerNorm, scaling), the head, the payload's size, CRC and alignment, the weights' values
+// order, CRC, version), the encoder (its final norm's epsilon too), the precision, the input, the
+// embedding (positions, CLS, LayerNorm and its epsilon, scaling), the head (pooling, the pooled
+// row's norm and its epsilon, classes), the payload's size, CRC and alignment, the weights' values
 // (check_weights).
 template <class M, class P>
 inline status load_blob(const void* data, std::size_t size, const model_weights<M, P>*& out) noexcept {
@@ -308,15 +328,18 @@ inline status load_blob(const void* data, std::size_t size, const model_weights<
     for (unsigned char b : h.reserved) reserved_zero = reserved_zero && b == 0;
     const status common = blob::check_common<Cfg, P>(h, bytes, h.version == blob::model_version && reserved_zero);
     if (common != status::ok) return common;
+    if (h.final_eps_bits != blob::eps_field<M>(Cfg::has_final_norm, Cfg::final_eps)) return status::blob_config_mismatch;
     if (h.input_kind != std::uint32_t(M::input) || h.vocab != std::uint32_t(in::vocab) ||
         h.features != std::uint32_t(in::features) || h.channels != std::uint32_t(in::channels) ||
         h.height != std::uint32_t(in::height) || h.width != std::uint32_t(in::width) || h.patch != std::uint32_t(in::patch))
         return status::blob_input_mismatch;
-    constexpr std::uint32_t expected = blob::model_options_code<M>, pooling_bits = 0x300u;
+    constexpr std::uint32_t expected = blob::model_options_code<M>, pooling_bits = 0x308u;  // pooling, pooled_norm
     if ((h.model_options & ~pooling_bits) != (expected & ~pooling_bits) ||
-        (learned ? h.position_rows < std::uint32_t(M::seq_len) : h.position_rows != 0))
+        (learned ? h.position_rows < std::uint32_t(M::seq_len) : h.position_rows != 0) ||
+        h.embedding_eps_bits != blob::eps_field<M>(M::has_embedding_norm, M::embedding_eps))
         return status::blob_embedding_mismatch;
-    if ((h.model_options & pooling_bits) != (expected & pooling_bits) || h.classes != std::uint32_t(M::classes))
+    if ((h.model_options & pooling_bits) != (expected & pooling_bits) || h.classes != std::uint32_t(M::classes) ||
+        h.pooled_eps_bits != blob::eps_field<M>(M::has_pooled_norm, M::pooled_eps))
         return status::blob_head_mismatch;
     // Learned positions end the weights: the rows beyond seq_len follow, unused (over the
     // struct's tail padding, if it has any).

@@ -140,6 +140,10 @@ struct rotary_interleaved {};
 // LayerNorm epsilon = Mantissa * 10^Exponent10, e.g. layer_norm_eps<1, -6> is 1e-6.
 template <int Mantissa, int Exponent10>
 struct layer_norm_eps {};
+// The final norm's own epsilon, where it differs from the layers' (a model's LayerNorm at 1e-6
+// after torch's layers at 1e-5). Only a model blob records it (blob.hpp).
+template <int Mantissa, int Exponent10>
+struct final_norm_eps {};
 
 // Rows of the sequence processed together by the row-wise stages (projections, FFN). Larger
 // tiles let SIMD kernels reuse each weight load across rows; smaller tiles save RAM. The tile
@@ -186,13 +190,18 @@ namespace detail {
 template <class T, class... Ts>
 constexpr int count_of = (0 + ... + int(std::is_same<T, Ts>::value));
 
-template <class T>
-struct is_eps : std::false_type {};
-template <int M, int E>
-struct is_eps<layer_norm_eps<M, E>> : std::true_type {
+// An epsilon option of kind Kind (layer_norm_eps, final_norm_eps, ...).
+template <template <int, int> class Kind, class T>
+struct is_eps_of : std::false_type {};
+template <template <int, int> class Kind, int M, int E>
+struct is_eps_of<Kind, Kind<M, E>> : std::true_type {
     static constexpr int mantissa = M;
     static constexpr int exponent10 = E;
 };
+template <class T>
+using is_eps = is_eps_of<layer_norm_eps, T>;
+template <class T>
+using is_final_eps = is_eps_of<final_norm_eps, T>;
 
 template <class T>
 struct is_rotary : std::false_type {};
@@ -244,7 +253,7 @@ constexpr bool is_known_option =
     std::is_same<T, gelu_tanh>::value || std::is_same<T, silu>::value || std::is_same<T, final_norm>::value ||
     std::is_same<T, causal>::value || std::is_same<T, no_bias>::value || std::is_same<T, no_norm_bias>::value ||
     std::is_same<T, rms_norm>::value || std::is_same<T, glu>::value || is_rotary<T>::value || is_kv_heads<T>::value ||
-    is_eps<T>::value || is_tile<T>::value;
+    is_eps<T>::value || is_final_eps<T>::value || is_tile<T>::value;
 
 // The first option satisfying Pred, else Default.
 template <template <class> class Pred, class Default, class... Ts>
@@ -264,6 +273,20 @@ constexpr double pow10(int e) {
     return e < 0 ? 1.0 / r : r;
 }
 
+// The epsilon option of kind Kind among Options: how often it is given, whether it is in range
+// (mantissa > 0, exponent in [-30, 0]) and its value, Mantissa * 10^Exponent10 rounded once to
+// float (1 when absent).
+template <template <int, int> class Kind, class... Options>
+struct eps_option {
+    template <class T>
+    using is = is_eps_of<Kind, T>;
+    static constexpr int count = (0 + ... + int(is<Options>::value));
+    using option = typename find_option<is, Kind<1, 0>, Options...>::type;
+    static constexpr int mantissa = is<option>::mantissa, exponent10 = is<option>::exponent10;
+    static constexpr bool in_range = mantissa > 0 && exponent10 >= -30 && exponent10 <= 0;
+    static constexpr float value = float(mantissa * pow10(exponent10));
+};
+
 constexpr long long max_index = (1LL << 31) - 1;
 
 }  // namespace detail
@@ -279,7 +302,7 @@ struct encoder_config {
     static_assert((true && ... && detail::is_known_option<Options>),
                   "unknown encoder option: use pre_norm, post_norm, relu, gelu, gelu_tanh, silu, "
                   "final_norm, causal, no_bias, no_norm_bias, rms_norm, glu, rotary<Theta>, "
-                  "rotary_interleaved<Theta>, kv_heads<N>, layer_norm_eps<M, E> or tile_rows<N>");
+                  "rotary_interleaved<Theta>, kv_heads<N>, layer_norm_eps<M, E>, final_norm_eps<M, E> or tile_rows<N>");
     static_assert(detail::count_of<pre_norm, Options...> + detail::count_of<post_norm, Options...> <= 1,
                   "choose at most one of pre_norm and post_norm");
     static_assert(detail::count_of<relu, Options...> + detail::count_of<gelu, Options...> +
@@ -344,6 +367,12 @@ struct encoder_config {
     static_assert(eps_exponent10 >= -30 && eps_exponent10 <= 0,
                   "layer_norm_eps exponent must lie in [-30, 0]");
     static constexpr float eps = float(eps_mantissa * detail::pow10(eps_exponent10));
+    using final_eps_option = detail::eps_option<final_norm_eps, Options...>;
+    static_assert(final_eps_option::count <= 1, "final_norm_eps given twice");
+    static_assert(final_eps_option::count == 0 || has_final_norm, "final_norm_eps needs final_norm");
+    static_assert(final_eps_option::in_range, "final_norm_eps must be positive, its exponent in [-30, 0]");
+    // The final norm's epsilon: the layers' unless final_norm_eps gives its own.
+    static constexpr float final_eps = final_eps_option::count ? final_eps_option::value : eps;
 
     using tile_option = typename detail::find_option<detail::is_tile, tile_rows<4>, Options...>::type;
     static_assert(detail::is_tile<tile_option>::rows > 0, "tile_rows must be positive");

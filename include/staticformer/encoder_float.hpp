@@ -117,9 +117,10 @@ struct float_steps {
 
     static float* normed(workspace& ws) noexcept { return ws.narrow; }
     // LayerNorm, or RMSNorm (a kernel set's layer_norm<N, true>; one without it runs LayerNorm configurations).
-    static void norm(const float* x, int rows, const Element* gamma, const Element* beta, float* y) noexcept {
-        if constexpr (Cfg::is_rms_norm) K::template layer_norm<D, true>(x, rows, gamma, beta, Cfg::eps, y);
-        else K::template layer_norm<D>(x, rows, gamma, beta, Cfg::eps, y);
+    static void norm(const float* x, int rows, const Element* gamma, const Element* beta, float* y,
+                     float eps = Cfg::eps) noexcept {
+        if constexpr (Cfg::is_rms_norm) K::template layer_norm<D, true>(x, rows, gamma, beta, eps, y);
+        else K::template layer_norm<D>(x, rows, gamma, beta, eps, y);
     }
     static void layer_norm(const layer& w, before_attention, const float* x, int rows, float* y) noexcept {
         norm(x, rows, w.norm1_gamma, values_of(w.norm1_beta), y);
@@ -129,7 +130,7 @@ struct float_steps {
     }
     template <class Weights>
     static void final_norm(const Weights& w, float* y, int rows) noexcept {
-        norm(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), y);
+        norm(y, rows, w.final_norm.gamma, values_of(w.final_norm.beta), y, Cfg::final_eps);
     }
 
     // Rotary positions: each row of Width queries or keys turned by its position's angles.

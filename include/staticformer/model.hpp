@@ -4,7 +4,8 @@
 //   2. positions added row by row (scaled token embeddings take theirs in step 1, in one FMA);
 //      the embedding LayerNorm; padded rows set to zero
 //   3. the encoder's composition on the valid rows, in place
-//   4. pooling (row 0, or the mean of the valid rows whose keys the mask keeps) and the head's logits
+//   4. pooling (row 0, or the mean of the valid rows whose keys the mask keeps), the pooled row's
+//      LayerNorm and the head's logits
 // Every step runs through the kernel set, so each backend gives the reference's bytes.
 #pragma once
 
@@ -123,7 +124,10 @@ struct float_model_steps {
         K::add(y, positions(w), (fused_positions ? first : n) * D);
     }
     static void embedding_norm(const weights& w, float* y, int rows) noexcept {
-        K::template layer_norm<D>(y, rows, w.embedding_norm.gamma, w.embedding_norm.beta, Cfg::eps, y);
+        K::template layer_norm<D>(y, rows, w.embedding_norm.gamma, w.embedding_norm.beta, M::embedding_eps, y);
+    }
+    static void pooled_norm(const weights& w, float* pooled) noexcept {
+        K::template layer_norm<D>(pooled, 1, w.head.norm_gamma, w.head.norm_beta, M::pooled_eps, pooled);
     }
     static void mean_rows(const float* y, int n, float* pooled) noexcept { K::template mean_rows<D>(y, n, pooled); }
     static void head(const weights& w, const float* pooled, float* out) noexcept {
@@ -166,6 +170,7 @@ struct int8_model_steps {
     static void embedding_norm(const weights& w, std::int8_t* y, int rows) noexcept {
         K::layer_norm(y, rows, w.embedding_norm.norm, y);
     }
+    static void pooled_norm(const weights& w, std::int8_t* pooled) noexcept { K::layer_norm(pooled, 1, w.head.norm, pooled); }
     static void mean_rows(const std::int8_t* y, int n, std::int8_t* pooled) noexcept {
         K::template mean_rows<D>(y, n, pooled);
     }
@@ -231,6 +236,7 @@ struct model_composition {
                 std::memcpy(pooled, y, D * sizeof(value));
             else
                 Steps::mean_rows(y, mask.masked ? compact_kept(y, n, mask) : n, pooled);
+            if constexpr (M::has_pooled_norm) Steps::pooled_norm(w, pooled);
             if constexpr (M::has_head) Steps::head(w, pooled, out);
         }
     }

@@ -8,6 +8,7 @@
 //   rows  = LN(rows)                         with embedding_norm (BERT)
 //   rows  = encoder(rows)                    the encoder_config's stack, on valid rows only
 //   out   = rows | rows[0] | mean(rows)      no pooling, cls_pooling, mean_pooling (valid rows)
+//   out   = LN(out)                          with pooled_norm (a norm of the pooled row alone)
 //   out   = out W + b                        classifier_head<Classes>: logits (and their arg-max)
 #pragma once
 
@@ -40,6 +41,13 @@ struct cls_token {};             // a learned token before the input's (the enco
 struct embedding_norm {};        // a LayerNorm (the encoder's epsilon) after positions (BERT)
 struct cls_pooling {};           // output: the encoder's row 0 (without cls_token: the first token's, as BERT's [CLS])
 struct mean_pooling {};          // output: the mean of the encoder's valid rows (CLS included)
+struct pooled_norm {};           // a LayerNorm (the encoder's epsilon) of the pooled row, before the head
+// The embedding's and the pooled row's LayerNorm with epsilons of their own (Mantissa *
+// 10^Exponent10, as layer_norm_eps): a model's norms at 1e-6 around torch's layers at 1e-5.
+template <int Mantissa, int Exponent10>
+struct embedding_norm_eps {};
+template <int Mantissa, int Exponent10>
+struct pooled_norm_eps {};
 template <int Classes>
 struct classifier_head {};       // output: Classes logits of a linear layer on the pooled row
 
@@ -89,7 +97,8 @@ constexpr bool is_known_model_option =
     std::is_same<T, scale_embedding>::value || std::is_same<T, sinusoidal_positions>::value ||
     std::is_same<T, learned_positions>::value || std::is_same<T, cls_token>::value ||
     std::is_same<T, embedding_norm>::value || std::is_same<T, cls_pooling>::value ||
-    std::is_same<T, mean_pooling>::value || is_head<T>::value;
+    std::is_same<T, mean_pooling>::value || std::is_same<T, pooled_norm>::value ||
+    is_eps_of<embedding_norm_eps, T>::value || is_eps_of<pooled_norm_eps, T>::value || is_head<T>::value;
 
 }  // namespace detail
 
@@ -101,13 +110,15 @@ struct model_config {
                   "patch_input<Channels, Height, Width, Patch>");
     static_assert((true && ... && detail::is_known_model_option<Options>),
                   "unknown model option: use scale_embedding, sinusoidal_positions, learned_positions, cls_token, "
-                  "embedding_norm, cls_pooling, mean_pooling or classifier_head<Classes>");
+                  "embedding_norm, embedding_norm_eps<M, E>, cls_pooling, mean_pooling, pooled_norm, "
+                  "pooled_norm_eps<M, E> or classifier_head<Classes>");
     static_assert(detail::count_of<sinusoidal_positions, Options...> + detail::count_of<learned_positions, Options...> <= 1,
                   "choose at most one of sinusoidal_positions and learned_positions");
     static_assert(detail::count_of<cls_pooling, Options...> + detail::count_of<mean_pooling, Options...> <= 1,
                   "choose at most one of cls_pooling and mean_pooling");
     static_assert(detail::count_of<cls_token, Options...> <= 1 && detail::count_of<embedding_norm, Options...> <= 1 &&
-                      detail::count_of<scale_embedding, Options...> <= 1,
+                      detail::count_of<scale_embedding, Options...> <= 1 &&
+                      detail::count_of<pooled_norm, Options...> <= 1,
                   "a model option given twice");
     static_assert((0 + ... + int(detail::is_head<Options>::value)) <= 1, "classifier_head given twice");
 
@@ -143,6 +154,20 @@ struct model_config {
                   "classifier_head needs at least one class");
     static_assert(!has_head || pooling != pooling_kind::none,
                   "classifier_head needs a pooled row: add cls_pooling or mean_pooling");
+    static constexpr bool has_pooled_norm = detail::count_of<pooled_norm, Options...> == 1;
+    static_assert(!has_pooled_norm || pooling != pooling_kind::none,
+                  "pooled_norm needs a pooled row: add cls_pooling or mean_pooling");
+
+    // The epsilons of the embedding's and the pooled row's LayerNorms: the encoder's unless given.
+    using embedding_eps_option = detail::eps_option<embedding_norm_eps, Options...>;
+    using pooled_eps_option = detail::eps_option<pooled_norm_eps, Options...>;
+    static_assert(embedding_eps_option::count <= 1 && pooled_eps_option::count <= 1, "a norm epsilon given twice");
+    static_assert(embedding_eps_option::count == 0 || has_embedding_norm, "embedding_norm_eps needs embedding_norm");
+    static_assert(pooled_eps_option::count == 0 || has_pooled_norm, "pooled_norm_eps needs pooled_norm");
+    static_assert(embedding_eps_option::in_range && pooled_eps_option::in_range,
+                  "a norm epsilon must be positive, its exponent in [-30, 0]");
+    static constexpr float embedding_eps = embedding_eps_option::count ? embedding_eps_option::value : Encoder::eps;
+    static constexpr float pooled_eps = pooled_eps_option::count ? pooled_eps_option::value : Encoder::eps;
 
     // Input tokens: at most seq_len (seq_len - 1 with a CLS token); an image has exactly its
     // patches.

@@ -1,7 +1,7 @@
 // staticformer: model_weights<model_cfg, P>, a whole model's weights as one plain aggregate: the
-// encoder's, then the input's, the CLS token, the embedding LayerNorm, the head and the learned
-// positions (last, so that a blob with more rows serves a shorter sequence). Parts a model does
-// not have are empty members. Same storage as encoder_weights: float (f32) or binary16 bits (f16);
+// encoder's, then the input's, the CLS token, the embedding LayerNorm, the head (the pooled row's
+// LayerNorm and the classifier) and the learned positions (last, so that a blob with more rows
+// serves a shorter sequence). Parts a model does not have are empty members. Same storage as encoder_weights: float (f32) or binary16 bits (f16);
 // matrices w[in][out].
 #pragma once
 
@@ -35,13 +35,27 @@ struct cls_weights {
 template <int D, class T>
 struct cls_weights<D, false, T> {};
 
-template <int D, int Classes, class T>
+// The pooled row's LayerNorm (pooled_norm), then the classifier: one member, so that a model
+// without pooled_norm keeps its layout.
+template <int D, int Classes, bool Norm, class T>
 struct head_weights {
+    T norm_gamma[D];
+    T norm_beta[D];
+    T w[D][Classes];
+    T b[Classes];
+};
+template <int D, int Classes, class T>
+struct head_weights<D, Classes, false, T> {
     T w[D][Classes];
     T b[Classes];
 };
 template <int D, class T>
-struct head_weights<D, 0, T> {};
+struct head_weights<D, 0, true, T> {
+    T norm_gamma[D];
+    T norm_beta[D];
+};
+template <int D, class T>
+struct head_weights<D, 0, false, T> {};
 
 template <int Rows, int D, bool Present, class T>
 struct position_weights {
@@ -65,7 +79,7 @@ struct model_weights {
     input_weights<M, element> input;
     cls_weights<D, M::has_cls, element> cls;
     final_norm_weights<D, M::has_embedding_norm, element> embedding_norm;
-    head_weights<D, M::classes, element> head;
+    head_weights<D, M::classes, M::has_pooled_norm, element> head;
     position_weights<M::seq_len, D, learned, element> positions;  // last: see load_model_blob
 };
 
@@ -93,6 +107,10 @@ inline void for_each_model_part(Fn&& f, Weights&... w) {
     if constexpr (M::has_embedding_norm) {
         f(w.embedding_norm.gamma...);
         f(w.embedding_norm.beta...);
+    }
+    if constexpr (M::has_pooled_norm) {
+        f(w.head.norm_gamma...);
+        f(w.head.norm_beta...);
     }
     if constexpr (M::has_head) {
         f(w.head.w...);

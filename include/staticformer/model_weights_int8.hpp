@@ -8,8 +8,10 @@
 //   embedding_norm   an int8 LayerNorm into the encoder's input quantisation
 //   encoder    encoder_weights<encoder_cfg, int8>
 //   pooling    cls: row 0; mean: round(sum / n) of the valid rows, in the encoder's output scale
-//   head       an int8 linear layer with int32 outputs: rescale(acc) + 0, in quant.logits
-//              (symmetric, about 2^15 steps over the calibrated range: no int8 saturation)
+//   head       pooled_norm: an int8 LayerNorm of the pooled row (without a classifier into
+//              quant.logits, the output's quantisation); the classifier: an int8 linear layer
+//              with int32 outputs: rescale(acc) + 0, in quant.logits (symmetric, about 2^15
+//              steps over the calibrated range: no int8 saturation)
 #pragma once
 
 #include <cstddef>
@@ -33,12 +35,21 @@ struct input_weights_int8<M, input_kind::patches> {
     linear_int8<M::features, M::d_model> projection;
 };
 
-template <int D, int Classes>
+template <int D, int Classes, bool Norm>
 struct head_weights_int8 {
+    layer_norm_int8<D> norm;         // the pooled row's
     linear_int8<D, Classes> linear;  // outputs int32: rescale(acc, multiplier[o], shift) + output_zero_point
 };
+template <int D, int Classes>
+struct head_weights_int8<D, Classes, false> {
+    linear_int8<D, Classes> linear;
+};
 template <int D>
-struct head_weights_int8<D, 0> {};
+struct head_weights_int8<D, 0, true> {
+    layer_norm_int8<D> norm;
+};
+template <int D>
+struct head_weights_int8<D, 0, false> {};
 
 // The scales of the model's own tensors (host code reads the floats; the pass never does).
 struct model_quantization {
@@ -46,7 +57,7 @@ struct model_quantization {
     quantization embedding;   // the input step's output and the CLS token
     quantization positions;   // learned positions; sinusoidal: {1/127, 0}
     add_int8 add_positions;   // embedding + positions, into the embedding LayerNorm's or the encoder's input
-    quantization logits;      // the head's int32 outputs; without a head, the encoder's output
+    quantization logits;      // the head's int32 outputs; without a head, the output's (pooled) rows
 };
 
 template <class M>
@@ -62,7 +73,7 @@ struct model_weights<M, int8> {
     input_weights_int8<M> input;
     cls_weights<D, M::has_cls, std::int8_t> cls;
     final_norm_int8<D, M::has_embedding_norm> embedding_norm;
-    head_weights_int8<D, M::classes> head;
+    head_weights_int8<D, M::classes, M::has_pooled_norm> head;
     model_quantization quant;
     position_weights<M::seq_len, D, learned, std::int8_t> positions;  // last: see load_blob
 };
@@ -78,6 +89,8 @@ constexpr bool is_valid(const model_weights<M, int8>& w) noexcept {
         if (!detail::is_valid(w.input.projection) || !detail::is_valid(q.input)) return false;
     if constexpr (M::has_embedding_norm)
         if (!detail::is_valid(w.embedding_norm.norm)) return false;
+    if constexpr (M::has_pooled_norm)
+        if (!detail::is_valid(w.head.norm)) return false;
     if constexpr (M::has_head)
         if (!detail::is_valid(w.head.linear)) return false;
     return true;

@@ -31,7 +31,14 @@ using token_model = sf::model_config<sf::encoder_config<20, 2, 36, 9, 2, sf::gel
 using feature_model = sf::model_config<sf::encoder_config<33, 3, 70, 11, 1, sf::relu, sf::final_norm>,
                                        sf::feature_input<7>, sf::sinusoidal_positions, sf::cls_token>;
 
-#define STATICFORMER_MODEL_CASES(X) X(vit_model) X(token_model) X(feature_model)
+// Sensor frames pooled by their mean, the pooled row normalised (pooled_norm); each norm outside
+// the layers with an epsilon of its own, large enough that a mix-up changes the output.
+using pooled_model =
+    sf::model_config<sf::encoder_config<16, 2, 28, 8, 2, sf::pre_norm, sf::silu, sf::final_norm, sf::final_norm_eps<1, -2>>,
+                     sf::feature_input<6>, sf::sinusoidal_positions, sf::embedding_norm, sf::embedding_norm_eps<5, -2>,
+                     sf::mean_pooling, sf::pooled_norm, sf::pooled_norm_eps<1, -1>, sf::classifier_head<3>>;
+
+#define STATICFORMER_MODEL_CASES(X) X(vit_model) X(token_model) X(feature_model) X(pooled_model)
 
 template <class M, class T>
 void fill_model_part(T& array, splitmix64& g, float scale) {
@@ -54,6 +61,10 @@ void make_model_weights(sf::model_weights<M, sf::f32>& w, std::uint64_t seed) {
     if constexpr (M::has_embedding_norm) {
         for (int i = 0; i < D; ++i) w.embedding_norm.gamma[i] = 1.0f + g.uniform(0.25f);
         fill_model_part<M>(w.embedding_norm.beta, g, 0.125f);
+    }
+    if constexpr (M::has_pooled_norm) {
+        for (int i = 0; i < D; ++i) w.head.norm_gamma[i] = 1.0f + g.uniform(0.25f);
+        fill_model_part<M>(w.head.norm_beta, g, 0.125f);
     }
     if constexpr (M::has_head) {
         fill_model_part<M>(w.head.w, g, fan_in_scale(D));

@@ -192,6 +192,21 @@ constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, 
                                                     sf::mean_pooling>>;
 #elif CASE == 65
 constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::classifier_head<3>>>;
+#elif CASE == 66
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::pooled_norm>>;
+#elif CASE == 74
+constexpr auto probe =
+    instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::mean_pooling, sf::pooled_norm_eps<1, -6>>>;
+#elif CASE == 75
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::embedding_norm_eps<1, -6>>>;
+#elif CASE == 76
+constexpr auto probe = instantiate<sf::encoder_config<8, 2, 16, 4, 1, sf::final_norm_eps<1, -6>>>;
+#elif CASE == 77
+constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::token_input<4>, sf::embedding_norm,
+                                                    sf::embedding_norm_eps<1, 2>>>;
+#elif CASE == 78  // an encoder blob has one epsilon field
+using own_final = sf::encoder_config<8, 2, 16, 4, 1, sf::final_norm, sf::final_norm_eps<1, -6>>;
+sf::status run(const sf::encoder_weights<own_final, sf::f32>& w, void* blob) { return sf::write_blob(w, blob, 1); }
 #elif CASE == 67  // ok_cfg has 4 rows: a 4x4 image in 2x2 patches has 4, plus the CLS token 5
 constexpr auto probe = instantiate<sf::model_config<ok_cfg, sf::patch_input<1, 4, 4, 2>, sf::cls_token>>;
 #elif CASE == 68

@@ -9,6 +9,7 @@
 //                    LayerNorm it is the encoder's input quantisation itself
 //   positions        learned: min-max of the table; sinusoidal: 1/127, zero point 0
 //   embedded         embedding + positions: the embedding LayerNorm's input (else the encoder's)
+//   pooled           the pooled row's LayerNorm output (pooled_norm; else the encoder's output)
 //   logits           symmetric over 2 x 32767 steps (int32 outputs: no int8 saturation)
 #pragma once
 
@@ -25,7 +26,7 @@ namespace quant {
 
 struct model_report {
     report encoder;
-    tensor_report input, embedding, positions, embedded, logits;
+    tensor_report input, embedding, positions, embedded, pooled, logits;
 };
 
 template <class M>
@@ -60,12 +61,15 @@ public:
         if (mask.masked) std::copy(mask.masked, mask.masked + valid_tokens, rows_mask.begin() + (n - valid_tokens));
         const key_padding_mask encoder_mask = mask.masked ? key_padding_mask{rows_mask.data(), n} : key_padding_mask{};
         s = encoder_.observe(rows.data(), n, encoder_mask, encoded.data());  // non_finite_input: the embedding overflowed
-        if constexpr (M::has_head) {
+        if constexpr (M::has_head || M::has_pooled_norm) {
             if (s == status::ok) {
                 steps::back(weights_, encoded.data(), n, {rows_mask.empty() ? nullptr : rows_mask.data(), 0},
                             out.data(), *ws_);
-                if (!math::all_finite(out.data(), out.size())) s = status::non_finite_output;
-                logits_.insert(logits_.end(), out.begin(), out.end());
+                const float* pooled = M::has_head ? ws_->pooled : out.data();
+                if (!math::all_finite(out.data(), out.size()) || !math::all_finite(pooled, D))
+                    s = status::non_finite_output;
+                if (M::has_pooled_norm) pooled_.insert(pooled_.end(), pooled, pooled + D);
+                if (M::has_head) logits_.insert(logits_.end(), out.begin(), out.end());
             }
         }
         if (s == status::ok) return s;
@@ -92,7 +96,7 @@ public:
         q.quant.add_positions = positions ? detail::quantize_add(rep.embedding, rep.positions, rep.embedded)
                                           : add_int8{0, 0, 0, 0, 1, 0};  // unused
         if constexpr (M::has_embedding_norm)
-            detail::quantize_layer_norm(weights_.embedding_norm.gamma, weights_.embedding_norm.beta, Cfg::eps,
+            detail::quantize_layer_norm(weights_.embedding_norm.gamma, weights_.embedding_norm.beta, M::embedding_eps,
                                         positions ? rep.embedded : rep.embedding, encoder_in, q.embedding_norm.norm);
 
         // The input step, the CLS token and learned positions.
@@ -113,15 +117,20 @@ public:
                 for (int c = 0; c < D; ++c)
                     q.positions.table[p][c] = detail::quantize_value(weights_.positions.table[p][c], rep.positions);
 
-        // The head: from the pooled row (the encoder's output scale) to int32 logits.
+        // The head: from the pooled row (the encoder's output scale) through its LayerNorm to
+        // int32 logits.
+        rep.pooled = M::has_pooled_norm ? choose(pooled_, o, false) : rep.encoder.output;
+        if constexpr (M::has_pooled_norm)
+            detail::quantize_layer_norm(weights_.head.norm_gamma, weights_.head.norm_beta, M::pooled_eps,
+                                        rep.encoder.output, rep.pooled, q.head.norm);
         if constexpr (M::has_head) {
             const tensor_report wide = choose(logits_, o, true);
             rep.logits.scale = wide.scale * 127.0 / 32767.0;
             rep.logits.clipped = wide.clipped;
-            detail::quantize_linear(&weights_.head.w[0][0], M::classes, weights_.head.b, rep.encoder.output,
-                                    rep.logits, q.head.linear, rep.encoder);
+            detail::quantize_linear(&weights_.head.w[0][0], M::classes, weights_.head.b, rep.pooled, rep.logits,
+                                    q.head.linear, rep.encoder);
         } else {
-            rep.logits = rep.encoder.output;
+            rep.logits = rep.pooled;
         }
         const auto as_quantization = [](const tensor_report& t) { return quantization{float(t.scale), t.zero_point}; };
         q.quant.input = as_quantization(rep.input);
@@ -148,15 +157,16 @@ private:
     }
 
     std::vector<std::size_t> sizes() const {
-        return {input_.size(), embedding_.size(), embedded_.size(), logits_.size()};
+        return {input_.size(), embedding_.size(), embedded_.size(), pooled_.size(), logits_.size()};
     }
     void truncate(const std::vector<std::size_t>& n) {
-        input_.resize(n[0]), embedding_.resize(n[1]), embedded_.resize(n[2]), logits_.resize(n[3]);
+        input_.resize(n[0]), embedding_.resize(n[1]), embedded_.resize(n[2]), pooled_.resize(n[3]);
+        logits_.resize(n[4]);
     }
 
     const model_weights<M, f32>& weights_;
     calibrator<Cfg> encoder_;
-    std::vector<float> input_, embedding_, embedded_, logits_;
+    std::vector<float> input_, embedding_, embedded_, pooled_, logits_;
     std::unique_ptr<model_workspace<M, T, f32>> ws_ = std::make_unique<model_workspace<M, T, f32>>();
 };
 

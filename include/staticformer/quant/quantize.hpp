@@ -304,7 +304,7 @@ public:
         }
         if constexpr (Cfg::has_final_norm) {
             const tensor_report out = choose(rec_.final_out, o, false);
-            detail::quantize_layer_norm(weights_.final_norm.gamma, values_of(weights_.final_norm.beta), Cfg::eps, stream, out,
+            detail::quantize_layer_norm(weights_.final_norm.gamma, values_of(weights_.final_norm.beta), Cfg::final_eps, stream, out,
                                         q.final_norm.norm);
             stream = out;
         }

@@ -32,6 +32,8 @@ using tokens_neobert_encoder_config = staticformer::encoder_config<32, 4, 40, 14
 using tokens_neobert_config = staticformer::model_config<tokens_neobert_encoder_config, staticformer::token_input<23>, staticformer::mean_pooling, staticformer::classifier_head<5>>;
 using tokens_first_row_encoder_config = staticformer::encoder_config<24, 4, 36, 10, 2, staticformer::gelu>;
 using tokens_first_row_config = staticformer::model_config<tokens_first_row_encoder_config, staticformer::token_input<15>, staticformer::learned_positions, staticformer::embedding_norm, staticformer::cls_pooling, staticformer::classifier_head<3>>;
+using sensor_pooled_norm_encoder_config = staticformer::encoder_config<16, 4, 28, 11, 2, staticformer::pre_norm, staticformer::gelu, staticformer::final_norm, staticformer::final_norm_eps<1, -2>>;
+using sensor_pooled_norm_config = staticformer::model_config<sensor_pooled_norm_encoder_config, staticformer::feature_input<6>, staticformer::sinusoidal_positions, staticformer::embedding_norm, staticformer::embedding_norm_eps<5, -2>, staticformer::mean_pooling, staticformer::pooled_norm, staticformer::pooled_norm_eps<1, -1>, staticformer::classifier_head<3>>;
 }  // namespace golden_models
 
 #define STATICFORMER_GOLDEN_MODELS(X) \
@@ -47,4 +49,5 @@ using tokens_first_row_config = staticformer::model_config<tokens_first_row_enco
     X(tokens_rms_cls) \
     X(sensor_swiglu) \
     X(tokens_neobert) \
-    X(tokens_first_row)
+    X(tokens_first_row) \
+    X(sensor_pooled_norm)
