@@ -12,7 +12,7 @@ DEMO_PACKAGES = cmake make g++ libxsimd-dev
 CROSS_PACKAGES = g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu qemu-user \
 	gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (not pulled in without recommends).
-TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang libclang-rt-14-dev valgrind python3 python3-torch \
+TEST_PACKAGES = $(DEMO_PACKAGES) libgtest-dev libbenchmark-dev libeigen3-dev clang libclang-rt-14-dev valgrind python3 python3-torch python3-pip \
 	python3-torchvision python3-numpy $(CROSS_PACKAGES)
 # The other compilers of the bit-exact matrix (make compilers; g++ 12 and clang 14, the
 # defaults above, build every variant of make test): host tests, and clang 16 builds the

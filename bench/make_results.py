@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tools"))
-from encoder_schema import REFERENCE_CONFIGS  # noqa: E402  (the reference configurations, listed once)
+sys.path.insert(0, str(HERE.parent / "python"))  # the checkout's staticformer_export package
+from staticformer_export.encoder_schema import REFERENCE_CONFIGS  # noqa: E402  (the reference configurations, listed once)
 
 CONFIGS = {name: "%d/%d/%d/%d/%d" % (s.d_model, s.heads, s.d_ff, s.seq_len, s.layers)
            for name, s in REFERENCE_CONFIGS.items()}

@@ -3,10 +3,10 @@
 parameters equal torch's sum(p.numel()), per model and per layer; weight bytes equal the payload
 of the blob written in each precision (and 4 / 2 bytes per f32 / f16 parameter per layer); MACs
 equal a count made here from torch's own weight shapes; the int8 calibration report is carried.
-And that the instruction estimates agree with what `make footprint` measured: tools/footprint_costs.json
+And that the instruction estimates agree with what `make footprint` measured: python/staticformer_export/footprint_costs.json
 must be there with every core, precision and configuration the estimates use (M4 / M7 / M55 x f32,
 f16, int8-dsp x tiny, small, narrow), each of its measured whole-encoder counts must come back from
-tools/kernel_costs.py within 10%, and the report's estimates for the tiny and small encoders must be
+python/staticformer_export/kernel_costs.py within 10%, and the report's estimates for the tiny and small encoders must be
 kernel_costs' estimates of those configurations. Run with /usr/bin/python3 (torch)."""
 
 import contextlib
@@ -22,10 +22,9 @@ import torch
 from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import export_pytorch  # noqa: E402
-import kernel_costs  # noqa: E402
-from staticformer_torch import TransformerClassifier  # noqa: E402
+sys.path.insert(0, str(ROOT / "python"))  # the checkout's staticformer_export package
+from staticformer_export import cli, kernel_costs  # noqa: E402
+from staticformer_export.staticformer_torch import TransformerClassifier  # noqa: E402
 
 from checks import check, failures  # noqa: E402  (tests/checks.py)
 
@@ -37,7 +36,7 @@ def export(tmp: Path, module: nn.Module, name: str, precision: str, blob_header:
     argv = ["--module", str(tmp / f"{name}.pt"), "--name", name, "--blob", str(blob), "--precision", precision,
             "--quiet", "--no-verify", "--report-json", str(tmp / f"{name}_{precision}.json"), *extra]
     with contextlib.redirect_stdout(io.StringIO()):
-        assert export_pytorch.main(argv) == 0, f"export {argv} failed"
+        assert cli.main(argv) == 0, f"export {argv} failed"
     return json.loads((tmp / f"{name}_{precision}.json").read_text()), blob.stat().st_size - blob_header
 
 
@@ -64,13 +63,13 @@ def check_bytes(what: str, reports: dict, payloads: dict, layer_params: list) ->
               f"{what} {p}: each layer's bytes == {size} x its parameters")
 
 
-# What the estimates need from tools/footprint_costs.json, and how close they must come to it.
+# What the estimates need from python/staticformer_export/footprint_costs.json, and how close they must come to it.
 COSTS_CONFIGS = ("tiny", "small", "narrow")
 ESTIMATE_TOLERANCE = 0.10
 
 
 def check_costs_file() -> None:
-    """tools/footprint_costs.json is there, holds every entry the estimates use, and each measured
+    """python/staticformer_export/footprint_costs.json is there, holds every entry the estimates use, and each measured
     whole-encoder count comes back from kernel_costs within ESTIMATE_TOLERANCE."""
     check(kernel_costs.COSTS_FILE.exists(), f"{os.path.relpath(kernel_costs.COSTS_FILE, ROOT)} exists (make footprint writes it)")
     if not kernel_costs.available():

@@ -3,12 +3,13 @@
 with the allowed ones named, dropout for training that eval and the export leave out, a bare
 nn.TransformerEncoderLayer exported as a one-layer encoder, --quiet silencing every note, the
 hint for a module pickled from a training script's __main__, and the export's self-check
-(tools/export_verify.py): right exports pass it in every precision, wrong ones (two layers
+(python/staticformer_export/export_verify.py): right exports pass it in every precision, wrong ones (two layers
 swapped, a transposed projection, causal attention dropped) fail it; and int8 calibration with
 each sample's length and key padding mask, so that padding is never calibrated as data. Run with
 /usr/bin/python3 (torch)."""
 
 import contextlib
+import dataclasses
 import io
 import math
 import os
@@ -24,11 +25,9 @@ from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORTER = ROOT / "tools" / "export_pytorch.py"
-sys.path.insert(0, str(ROOT / "tools"))
-import export_pytorch  # noqa: E402
-import export_verify  # noqa: E402
-import model_export  # noqa: E402
-from staticformer_torch import TransformerClassifier  # noqa: E402
+sys.path.insert(0, str(ROOT / "python"))  # the checkout's staticformer_export package
+from staticformer_export import cli, encoder_export, export_verify, model_export  # noqa: E402
+from staticformer_export.staticformer_torch import TransformerClassifier  # noqa: E402
 
 from checks import check, failures  # noqa: E402  (tests/checks.py)
 
@@ -48,7 +47,7 @@ def blob_of(tmp: Path, module: nn.Module, name: str, *extra) -> bytes:
     argv = ["--module", str(tmp / f"{name}.pt"), "--name", name, "--blob", str(tmp / f"{name}.bin"), "--quiet",
             "--no-verify", *extra]
     with contextlib.redirect_stdout(io.StringIO()):
-        assert export_pytorch.main(argv) == 0, f"export {argv} failed"
+        assert cli.main(argv) == 0, f"export {argv} failed"
     return (tmp / f"{name}.bin").read_bytes()
 
 
@@ -122,7 +121,7 @@ def exported(tmp: Path, module: nn.Module, *extra) -> tuple:
     torch.save(module, tmp / "checked.pt")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = export_pytorch.main(["--module", str(tmp / "checked.pt"), "--name", "checked", "--quiet",
+        status = cli.main(["--module", str(tmp / "checked.pt"), "--name", "checked", "--quiet",
                                       "--header", str(tmp / "checked.hpp"), *extra])
     return status, out.getvalue(), err.getvalue()
 
@@ -161,7 +160,7 @@ def check_wrong_exports_fail(tmp: Path) -> None:
     with torch.no_grad():
         for p in encoder.parameters():  # the copies of the layer differ
             p.normal_(0.0, 0.3)
-    right = export_pytorch.extract_module
+    right = cli.extract_module  # as the command line calls it
 
     def swapped(module, seq_len):
         spec, w = right(module, seq_len)
@@ -174,16 +173,16 @@ def check_wrong_exports_fail(tmp: Path) -> None:
         return spec, w
 
     for what, wrong in (("two layers swapped", swapped), ("a transposed output projection", transposed)):
-        export_pytorch.extract_module = wrong
+        cli.extract_module = wrong
         try:
             status, out, err = exported(tmp, encoder, "--seq-len", "7")
         finally:
-            export_pytorch.extract_module = right
+            cli.extract_module = right
         check(status == 2 and "the export does not compute the module" in err and "row" in err,
               f"{what}: the export fails ({err.strip()[:160]})")
     status, out, err = exported(tmp, encoder, "--seq-len", "7", "--blob", str(tmp / "plain.sfwb"))
-    spec = export_pytorch.replace(export_pytorch.spec_from_module(encoder, 7), causal=True)
-    config = export_pytorch.config_using("checked", spec)
+    spec = dataclasses.replace(encoder_export.spec_from_module(encoder, 7), causal=True)
+    config = encoder_export.config_using("checked", spec)
     try:
         export_verify.verify_encoder(encoder, spec, config, "checked", "f32", tmp / "plain.sfwb")
         caught = False

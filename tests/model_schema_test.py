@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Checks that the encoder and model options are written once for Python, in
-tools/encoder_schema.py (ENCODER_OPTIONS, MODEL_OPTIONS: name, allowed values, default), and that
+python/staticformer_export/encoder_schema.py (ENCODER_OPTIONS, MODEL_OPTIONS: name, allowed values, default), and that
 they are C++'s:
 
   - the defaults and allowed values parsed from include/staticformer/model_config.hpp and
     config.hpp equal the schema's (and the parse does fail on a header whose default differs);
-  - EncoderSpec, ModelSpec (tools/model_export.py) and ClassifierConfig
-    (tools/staticformer_torch.py) take every option and its default from the schema, and the
+  - EncoderSpec, ModelSpec (python/staticformer_export/model_export.py) and ClassifierConfig
+    (python/staticformer_export/staticformer_torch.py) take every option and its default from the schema, and the
     exporter's blob codes, the classifier's activations and the goldens generator's flags
     (tools/make_goldens.py) are the schema's;
   - a bad option gives a message listing the allowed values (TransformerClassifier, ModelSpec).
@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import encoder_schema as schema  # noqa: E402
+sys.path.insert(0, str(ROOT / "python"))  # the checkout's staticformer_export package
+from staticformer_export import encoder_schema as schema  # noqa: E402
 
 from checks import check, failures  # noqa: E402  (tests/checks.py)
 
@@ -191,10 +191,10 @@ except ImportError:
 
 # ---- the users take their defaults from the schema ------------------------------------------------
 
+sys.path.insert(0, str(ROOT / "tools"))
 import make_goldens  # noqa: E402
-import model_export  # noqa: E402
-import staticformer_torch  # noqa: E402
-from export_pytorch import ExportError  # noqa: E402
+from staticformer_export import model_export, staticformer_torch  # noqa: E402
+from staticformer_export.encoder_export import ExportError  # noqa: E402
 
 
 def field_defaults(cls) -> dict:

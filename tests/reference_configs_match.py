@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Checks that tests/common/reference_configs.hpp lists the reference configurations exactly as
-tools/encoder_schema.py's REFERENCE_CONFIGS does (names, dimensions, options)."""
+python/staticformer_export/encoder_schema.py's REFERENCE_CONFIGS does (names, dimensions, options)."""
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from encoder_schema import REFERENCE_CONFIGS, config_type  # noqa: E402
+sys.path.insert(0, str(ROOT / "python"))  # the checkout's staticformer_export package
+from staticformer_export.encoder_schema import REFERENCE_CONFIGS, config_type  # noqa: E402
 
 header = (ROOT / "tests" / "common" / "reference_configs.hpp").read_text()
 cpp = dict(re.findall(r"^using (\w+) = (staticformer::encoder_config<[^;]*>);", header, re.M))

@@ -7,9 +7,9 @@ every target, plus the Cortex-M speed proxy (instructions per inference, split b
         --build-dir /tmp/fp-x               # e.g. the speed proxy of a modified copy of the headers
 
 What it measures it also writes into the checkout (--write, default auto: when measuring the
-checkout's include/): tools/footprint_costs.json, the speed proxy's instructions per inference per
+checkout's include/): python/staticformer_export/footprint_costs.json, the speed proxy's instructions per inference per
 core, precision and configuration and their split by kernel (a run with --targets or --configs
-updates only its own entries), which tools/kernel_costs.py fits the export report's estimates to;
+updates only its own entries), which python/staticformer_export/kernel_costs.py fits the export report's estimates to;
 and, after a run of everything at the defaults, the Markdown tables between the marker lines of
 docs/footprint-and-timing.md (a missing page or marker is a note, not an error).
 
@@ -36,8 +36,9 @@ import os
 import sys
 import time
 
-import footprint_build
-import footprint_results
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+import footprint_build  # noqa: E402
+import footprint_results  # noqa: E402
 from footprint_build import (ROOT, configure_and_build, kv_line, kv_lines, parse_profile, precision_available,
                              run_program, write_if_changed)
 from footprint_cases import (CONFIGS, FOOTPRINT_CONFIGS, PRECISIONS, PROBE_VALID_LEN, PROFILE_CONFIGS, TARGET_BY_NAME,
@@ -139,7 +140,7 @@ def parse_args(argv=None):
                     help="skip the Cortex-M timing table (58 inputs x 4 valid_len per core and precision)")
     ap.add_argument("--output", help="also write the Markdown here (default: <build-dir>/footprint.md)")
     ap.add_argument("--write", choices=("auto", "always", "never"), default="auto",
-                    help="update the checkout's measured files: tools/footprint_costs.json (the speed proxy's "
+                    help="update the checkout's measured files: python/staticformer_export/footprint_costs.json (the speed proxy's "
                          "entries this run measured, at -O2) and, after a run of every target, configuration "
                          "and table, docs/footprint-and-timing.md's tables. auto (default): when the headers "
                          "measured are the checkout's include/; always: whatever --include; never")
@@ -243,7 +244,7 @@ def full_run(args):
 
 
 def write_checkout(args, results, prof, avail):
-    """--write: tools/footprint_costs.json and the docs page's tables (footprint_results.py)."""
+    """--write: python/staticformer_export/footprint_costs.json and the docs page's tables (footprint_results.py)."""
     if args.write == "never":
         return
     if args.write == "auto" and os.path.realpath(args.include) != os.path.realpath(os.path.join(ROOT, "include")):

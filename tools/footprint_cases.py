@@ -3,7 +3,7 @@
 import os
 from dataclasses import replace
 
-from encoder_schema import REFERENCE_CONFIGS
+from staticformer_export.encoder_schema import REFERENCE_CONFIGS
 from footprint_build import ROOT
 from footprint_weights import f16_bits_literal, f32_literal
 
@@ -38,7 +38,7 @@ TARGET_BY_NAME = {t.name: t for t in TARGETS}
 FOOTPRINT_CONFIGS = ("tiny", "small")
 # Every configuration measured: those, and narrow, measured by the Cortex-M speed proxy only (M4,
 # M7, M55; no footprint or timing table): a narrow encoder, so that the export report's cost model
-# (tools/kernel_costs.py, fitted to tools/footprint_costs.json) sees the per-row and per-call
+# (python/staticformer_export/kernel_costs.py, fitted to python/staticformer_export/footprint_costs.json) sees the per-row and per-call
 # overheads that the reference configurations' wide rows hide (small models such as the digits
 # examples are made of them).
 CONFIGS = dict({name: REFERENCE_CONFIGS[name] for name in FOOTPRINT_CONFIGS},

@@ -63,7 +63,7 @@ and `--specs=rdimon.specs`; Linux images dynamically linked to glibc. Configurat
 final LayerNorm, tile 4): **tiny** `encoder_config<64, 4, 256, 32, 2>`, **small**
 `encoder_config<128, 4, 512, 64, 4>`; **narrow** `encoder_config<16, 2, 64, 48, 1>` in the speed proxy
 only (M4, M7, M55: the per-row and per-call costs the export report's estimates are fitted to,
-`tools/footprint_costs.json`). Weights: deterministic values in a generated header
+`python/staticformer_export/footprint_costs.json`). Weights: deterministic values in a generated header
 (`inline constexpr encoder_weights<...>`, as `tools/export_pytorch.py` writes it); int8: those f32
 weights quantised on the host by the library's quantiser (`quant/quantize.hpp`, min-max calibration
 on 4 deterministic inputs, `ports/footprint/quantize_weights.cpp`), written by its header writer;

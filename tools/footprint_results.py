@@ -1,7 +1,7 @@
 """Footprint: the measured results a run writes into the checkout: the Markdown tables between the
-markers of docs/footprint-and-timing.md, and tools/footprint_costs.json, the Cortex-M
+markers of docs/footprint-and-timing.md, and python/staticformer_export/footprint_costs.json, the Cortex-M
 instructions per inference per (core, precision, configuration) and their split by kernel, which
-tools/kernel_costs.py (the export report's estimates) reads."""
+python/staticformer_export/kernel_costs.py (the export report's estimates) reads."""
 
 import json
 import os
@@ -14,13 +14,13 @@ from footprint_cases import CONFIGS, PRECISIONS, TARGET_BY_NAME
 DOC = os.path.join(ROOT, "docs", "footprint-and-timing.md")
 BEGIN = "<!-- begin: written by make footprint -->"
 END = "<!-- end: written by make footprint -->"
-COSTS = os.path.join(ROOT, "tools", "footprint_costs.json")
+COSTS = os.path.join(ROOT, "python", "staticformer_export", "footprint_costs.json")
 KINDS = ("linear", "scores", "softmax", "context", "layer_norm", "activation", "add", "glue")
 COSTS_OPT = "-O2"  # the options the costs file holds
 ABOUT = ("Cortex-M instructions per inference (QEMU -icount shift=0, valid_len = seq_len) of the footprint "
          "programs' speed proxy, total and per kernel (glue: the total minus the kernels), with each kernel's "
          "calls. Written by make footprint (tools/footprint.py, ports/footprint/README.md); read by "
-         "tools/kernel_costs.py. Do not edit: rerun make footprint (a run with --targets / --configs updates "
+         "python/staticformer_export/kernel_costs.py. Do not edit: rerun make footprint (a run with --targets / --configs updates "
          "only the entries it measured).")
 
 

@@ -7,10 +7,11 @@ import os
 import struct
 import sys
 
-import encoder_schema
 from footprint_build import PORT, run
+from staticformer_export import encoder_schema
+from staticformer_export.cpp import PACKAGE_DIR  # quantize_tool.hpp, the exporter's quantiser program
 
-TOOLS = os.path.dirname(os.path.abspath(__file__))  # quantize_tool.hpp, the exporter's quantiser program
+TOOLS = str(PACKAGE_DIR)
 
 
 def f32_literal(v):
@@ -73,7 +74,7 @@ def weights_header(cfg_name, spec, prec):
         "using precision = %s;\n"
         "inline constexpr staticformer::encoder_weights<config, precision> weights = {\n%s\n};\n"
         "static_assert(sizeof(weights) == %dul * %d,\n"
-        "              \"encoder_weights layout changed: update tools/encoder_schema.py\");\n"
+        "              \"encoder_weights layout changed: update python/staticformer_export/encoder_schema.py\");\n"
         "}  // namespace sf_fp\n" % (cfg_name, prec.name, config_type(spec), prec.tag, "\n".join(lines),
                                      len(vals), prec.element_bytes))
 

@@ -2,9 +2,9 @@
 """Write the demo model: examples/demo/demo_model.hpp and examples/demo/demo_model.sfwb.
 
 A seeded random torch.nn.TransformerEncoder in the tiny reference configuration
-(tools/encoder_schema.py: d_model 64, 4 heads, d_ff 256, 2 layers, pre-norm, GELU, final
+(python/staticformer_export/encoder_schema.py: d_model 64, 4 heads, d_ff 256, 2 layers, pre-norm, GELU, final
 LayerNorm) is saved with torch.save and exported for its seq_len, 32, by
-tools/export_pytorch.py, as the C++ header `demo_model` (with `demo_model_config`) and as a
+tools/encoder_export.py, as the C++ header `demo_model` (with `demo_model_config`) and as a
 weights blob. Every layer's weight matrices and feed-forward biases are drawn on their own
 (tests/distinct_layers_test.py). Run with the Python that has torch (1.13 or later):
 
@@ -22,9 +22,9 @@ import torch
 from torch import nn
 
 TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
-import export_pytorch  # noqa: E402  (the exporter, reused)
-from encoder_schema import REFERENCE_CONFIGS  # noqa: E402
+sys.path.insert(0, str(TOOLS.parent / "python"))  # the checkout's staticformer_export package
+from staticformer_export import encoder_export  # noqa: E402  (the exporter, reused)
+from staticformer_export.encoder_schema import REFERENCE_CONFIGS  # noqa: E402
 
 SEED = 2024
 SPEC = REFERENCE_CONFIGS["tiny"]
@@ -54,9 +54,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         saved = Path(tmp) / "demo_model.pt"
         torch.save(build_encoder(), saved)
-        spec, weights = export_pytorch.extract_module(export_pytorch.load_module(saved), SPEC.seq_len)
+        spec, weights = encoder_export.extract_module(encoder_export.load_module(saved), SPEC.seq_len)
     source = f"a seeded random encoder (/usr/bin/python3 tools/make_demo_model.py, seed {SEED})"
-    print(export_pytorch.export(spec, weights, "demo_model", source,
+    print(encoder_export.export(spec, weights, "demo_model", source,
                                 header=OUT / "demo_model.hpp", blob=OUT / "demo_model.sfwb"))
     return 0
 

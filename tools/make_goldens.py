@@ -48,12 +48,12 @@ import torch
 from torch import nn
 
 TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
-import export_pytorch  # noqa: E402  (the exporter, reused)
-import model_export  # noqa: E402
-from staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier, encoder_layer,  # noqa: E402
-                                norm_of, run_encoder)
-from encoder_schema import ENCODER_OPTIONS, REFERENCE_CONFIGS, EncoderSpec  # noqa: E402  (the options, once)
+sys.path.insert(0, str(TOOLS.parent / "python"))  # the checkout's staticformer_export package
+from staticformer_export import encoder_export, model_export  # noqa: E402  (the exporter, reused)
+from staticformer_export.staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier,  # noqa: E402
+                                                    encoder_layer, norm_of, run_encoder)
+from staticformer_export.encoder_schema import (ENCODER_OPTIONS, REFERENCE_CONFIGS,  # noqa: E402  (the options, once)
+                                                EncoderSpec)
 
 
 @dataclass(frozen=True)
@@ -220,14 +220,14 @@ def parity_configs_text() -> str:
         "",
         "namespace golden {",
     ]
-    lines += [export_pytorch.config_using(g.name, g.spec) for g in GOLDENS]
+    lines += [encoder_export.config_using(g.name, g.spec) for g in GOLDENS]
     lines += ["}  // namespace golden", "", "#define STATICFORMER_GOLDEN_CONFIGS(X) \\"]
     lines += [f"    X({g.name})" + (" \\" if i + 1 < len(GOLDENS) else "")
               for i, g in enumerate(GOLDENS)]
     return "\n".join(lines) + "\n"
 
 
-# ---- whole models (tools/model_export.py): OUT/models/<name>/ ------------------------------------
+# ---- whole models (python/staticformer_export/model_export.py): OUT/models/<name>/ ------------------------------------
 #   model.sfwm, model_f16.sfwm   the exporter's model blobs (f32, f16)
 #   input.bin                    int32 token ids [tokens], or float32 features / image
 #   expected.bin                 float32 torch output: logits, the pooled row, or the sequence
@@ -440,7 +440,7 @@ def model_configs_text(specs) -> str:
         "namespace golden_models {",
     ]
     for name, spec in specs:
-        lines.append(export_pytorch.config_using(f"{name}_encoder", spec.encoder))
+        lines.append(encoder_export.config_using(f"{name}_encoder", spec.encoder))
         lines.append(f"using {name}_config = {model_export.model_config_type(name, spec)};")
     lines += ["}  // namespace golden_models", "", "#define STATICFORMER_GOLDEN_MODELS(X) \\"]
     lines += [f"    X({name})" + (" \\" if i + 1 < len(specs) else "") for i, (name, _) in enumerate(specs)]
@@ -507,7 +507,7 @@ def main() -> int:
             (out / "valid_len.txt").write_text(f"{g.valid_len}\n")
             if g.masked:
                 (out / "mask.bin").write_bytes(bytes(int(j in g.masked) for j in range(s.seq_len)))
-            print(f"{g.name:22s} {export_pytorch.describe(s)}  valid_len {g.valid_len}  masked {list(g.masked)}  "
+            print(f"{g.name:22s} {encoder_export.describe(s)}  valid_len {g.valid_len}  masked {list(g.masked)}  "
                   f"max|y| {float(y.abs().max()):.4f}")
     (args.out / "parity_configs.hpp").write_text(parity_configs_text())
     with tempfile.TemporaryDirectory() as tmp:

@@ -37,8 +37,8 @@ from sklearn.model_selection import train_test_split
 from torch import nn
 
 TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
-from staticformer_torch import TransformerClassifier  # noqa: E402
+sys.path.insert(0, str(TOOLS.parent / "python"))  # the checkout's staticformer_export package
+from staticformer_export.staticformer_torch import TransformerClassifier  # noqa: E402
 
 # (epochs, learning rate, schedule) per model.
 TRAINING = {"vit": (40, 3e-3, "cosine"), "tokens": (40, 1e-2, "one_cycle")}

@@ -18,8 +18,8 @@ from torch import nn
 
 HERE = Path(__file__).resolve().parent
 TOOLS = HERE.parent.parent / "tools"
-sys.path.insert(0, str(TOOLS))
-from staticformer_torch import TransformerClassifier  # noqa: E402
+sys.path.insert(0, str(HERE.parent.parent / "python"))  # the checkout's staticformer_export package
+from staticformer_export.staticformer_torch import TransformerClassifier  # noqa: E402
 
 
 def main() -> int:

@@ -86,7 +86,7 @@ struct layer_weights {
     optional_array<T, D, NB> norm1_beta;
     T norm2_gamma[D];
     optional_array<T, D, NB> norm2_beta;
-    // The members in declaration order, the one C++ list of them (tools/encoder_schema.py is
+    // The members in declaration order, the one C++ list of them (python/staticformer_export/encoder_schema.py is
     // Python's): f(element count, the member's first element in each of the layers l...).
     // Absent members (no_bias, no_norm_bias) are left out.
     template <class Fn, class... Layers>

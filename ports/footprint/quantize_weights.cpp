@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "quantize_tool.hpp"  // tools/: the exporter's quantiser program, for its header writer
+#include "quantize_tool.hpp"  // python/staticformer_export: the exporter's quantiser program, its header writer
 
 #include "platform.hpp"
 

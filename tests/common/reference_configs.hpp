@@ -1,5 +1,5 @@
 // The reference configurations (benchmarks, footprint, tests), listed once for C++;
-// tools/encoder_schema.py's REFERENCE_CONFIGS lists them for Python, and the test
+// python/staticformer_export/encoder_schema.py's REFERENCE_CONFIGS lists them for Python, and the test
 // reference_configs.match_python checks that both say the same.
 #pragma once
 

@@ -134,18 +134,18 @@ torch.manual_seed(1)
 layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
 torch.save(nn.TransformerEncoder(layer, 1, enable_nested_tensor=False).eval(), "tiny.pt")
 np.save("calibration.npy", np.random.default_rng(1).uniform(-1, 1, (4, 4, 8)).astype("float32"))'
-    # Every repository module an installed one imports (lazily too) is installed beside it.
-    "$python" - "$repo/tools" prefix/share/staticformer/tools <<'PY'
-import ast, pathlib, sys
+    # The installed package is the repository's, file for file (the install lists none by hand).
+    "$python" - "$repo/python/staticformer_export" prefix/share/staticformer/python/staticformer_export <<'PY'
+import pathlib, sys
 repo, installed = (pathlib.Path(a) for a in sys.argv[1:])
-missing = set()
-for f in installed.glob("*.py"):
-    for node in ast.walk(ast.parse(f.read_text())):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
-        missing |= {n for n in names if (repo / f"{n}.py").exists() and not (installed / f"{n}.py").exists()}
-print("exporter modules missing from the install:", sorted(missing) or "none")
-sys.exit(1 if missing else 0)
+def files(d):
+    return {p.relative_to(d) for p in d.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            and p.relative_to(d).parts[0] != "include"}
+missing = sorted(str(p) for p in files(repo) - files(installed))
+print("package files missing from the install:", missing or "none")
+headers = installed / "include" / "staticformer" / "staticformer.hpp"
+print("the package's include/ reaches the installed headers:", headers.is_file())
+sys.exit(1 if missing or not headers.is_file() else 0)
 PY
     export PYTHON="$python"
     env -u PYTHONPATH prefix/bin/staticformer-export --module tiny.pt --seq-len 4 --name tiny --header tiny.hpp

@@ -1,7 +1,7 @@
 """Estimated Cortex-M4 / M7 / M55 instructions per inference, for the export report
-(tools/export_report.py), from the counts `make footprint` measures.
+(export_report.py), from the counts `make footprint` measures.
 
-The measured counts are tools/footprint_costs.json, written by tools/footprint.py (the speed
+The measured counts are footprint_costs.json, written by tools/footprint.py (the speed
 proxy, ports/footprint/README.md): per core, precision and configuration, the instructions of one
 inference under QEMU (-icount shift=0, -O2, valid_len = seq_len) and each kernel's share, with
 its calls. Nothing here is copied from that file: the costs are fitted to it when first needed,
@@ -137,7 +137,7 @@ _DATA, _COSTS = None, {}
 
 
 def load():
-    """The measured counts (COSTS_FILE, tools/footprint_costs.json), or None if it is not there."""
+    """The measured counts (COSTS_FILE, footprint_costs.json), or None if it is not there."""
     global _DATA
     if _DATA is None and COSTS_FILE.exists():
         _DATA = json.loads(COSTS_FILE.read_text())

@@ -1,5 +1,5 @@
 // staticformer: the export's self-check, its C++ half (host side; a program's main like
-// quantize_tool.hpp, hence in tools/). tools/export_verify.py compiles a program around
+// quantize_tool.hpp, hence in the exporter's package). export_verify.py compiles a program around
 // verify_main<Net>() for the configuration just exported, runs it on samples and compares its
 // outputs with the torch module's: the numbers come from the library's normative arithmetic (the
 // reference backend) reading the blob the exporter wrote.

@@ -1,7 +1,7 @@
 // staticformer: the int8 export tool's C++ half (host side; a program's main, not part of the
-// library, hence here in tools/ rather than in include/). tools/export_pytorch.py
+// library, hence in the exporter's package rather than in include/). staticformer-export
 // --precision int8 writes the f32 weights as a header, compiles a three-line program around
-// tool_main<cfg>() (with -I include and -I tools) and runs it: calibration, quantisation and the
+// tool_main<cfg>() (with -I include and -I of this directory: cpp.py) and runs it: calibration, quantisation and the
 // int8 header and blob are all this library's own code (quant/quantize.hpp), so the scheme
 // exists once. ports/footprint/quantize_weights.cpp uses its header writer too.
 //

@@ -11,10 +11,7 @@ static_asserts each one again on whatever target compiles it.
 import re
 from pathlib import Path
 
-import export_report
-
-TOOLS_DIR = Path(__file__).resolve().parent
-INCLUDE_DIR = TOOLS_DIR.parent / "include"
+from . import cpp, export_report
 C_TYPES = ("float", "int8_t", "int32_t")  # element types an input or output can have
 # A C API status of its own, after every staticformer::status: a workspace buffer that is null,
 # too small or misaligned (the _ws functions).
@@ -23,7 +20,7 @@ BAD_WORKSPACE = 100
 
 def status_names() -> list:
     """staticformer::status's enumerators in order (their values are 0, 1, 2, ...)."""
-    text = (INCLUDE_DIR / "staticformer" / "status.hpp").read_text()
+    text = (cpp.include_dir() / "staticformer" / "status.hpp").read_text()
     body = re.search(r"enum class status : int \{(.*?)\n\};", text, re.S).group(1)
     body = re.sub(r"//[^\n]*", "", body)
     names = [re.match(r"\s*(\w+)", item).group(1) for item in body.split(",") if item.strip()]

@@ -18,11 +18,11 @@ import numpy as np
 import torch
 from torch import nn
 
-import export_pytorch as ep
-from encoder_schema import (ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS, EncoderSpec, default,
+from . import encoder_export as ep
+from . import module_import
+from .encoder_schema import (ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS, EncoderSpec, default,
                             model_problems)
-import module_import
-from staticformer_torch import ClassifierConfig, TransformerClassifier, config_from_json, sinusoid_table
+from .staticformer_torch import ClassifierConfig, TransformerClassifier, config_from_json, sinusoid_table
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ def is_vit(obj) -> bool:
 
 def extract_model(obj, seq_len: Optional[int] = None, parts: Optional[str] = None) -> Tuple[ModelSpec, ModelWeights]:
     """A saved module: a VisionTransformer, a TransformerClassifier, or a module of the user's
-    own whose forward tools/module_import.py recognises (or whose parts `parts` names)."""
+    own whose forward module_import.py recognises (or whose parts `parts` names)."""
     if isinstance(obj, TransformerClassifier):
         return extract_classifier(obj.state_dict(), obj.config, seq_len)
     if is_vit(obj):
@@ -475,7 +475,7 @@ def export(spec: ModelSpec, weights: ModelWeights, name: str, source: str, heade
     return summary
 
 
-# ---- int8: the library's quantiser (tools/quantize_tool.hpp, model_tool_main) ----------------------
+# ---- int8: the library's quantiser (quantize_tool.hpp, model_tool_main) ----------------------
 
 def model_calibration(path, spec: ModelSpec) -> "ep.Calibration":
     """The samples as the C++ tool reads them, with their lengths and masks (export_pytorch's

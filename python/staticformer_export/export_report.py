@@ -9,19 +9,14 @@ they equal the header's and the blob's sizes. Exact where they can be: tests/exp
 """
 
 import json
-import os
-import shlex
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import kernel_costs
-from encoder_schema import kv_dim
-
-TOOLS_DIR = Path(__file__).resolve().parent
-INCLUDE_DIR = TOOLS_DIR.parent / "include"
+from . import cpp, kernel_costs
+from .encoder_schema import kv_dim
 PRECISIONS = ("f32", "f16", "int8")
 MODEL_PARTS = ("input", "cls", "embedding_norm", "head", "positions")  # model_weights' members after encoder
 
@@ -108,13 +103,9 @@ int main() {{ sizes<sf::f32>("f32"); sizes<sf::f16>("f16"); sizes<sf::int8>("int
 
 def run_probe(source: str, what: str) -> str:
     """Compiles a C++17 program against include/ with $CXX (default c++), runs it, returns its stdout:
-    sizes as the compiler lays the structs out (this report, tools/c_api.py)."""
+    sizes as the compiler lays the structs out (this report, c_api.py)."""
     with tempfile.TemporaryDirectory() as tmp:
-        src, exe = Path(tmp) / "probe.cpp", Path(tmp) / "probe"
-        src.write_text(source)
-        cxx = shlex.split(os.environ.get("CXX", "c++"))
-        if subprocess.run(cxx + ["-std=c++17", "-O0", f"-I{INCLUDE_DIR}", str(src), "-o", str(exe)]).returncode != 0:
-            raise RuntimeError(f"compiling the {what} failed (is a C++17 compiler installed? set CXX)")
+        exe = cpp.compile_program(source, Path(tmp), "-O0", what)
         return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
 
 
@@ -175,7 +166,7 @@ def text(report: dict) -> str:
     out += [f"workspace (one buffer for every layer, tile of {report['tile_rows']} rows): f32 / f16 {w['f32']:,} B, "
             f"int8 {w['int8']:,} B",
             f"~ instructions per inference are ESTIMATES (int8: the {report['int8_backend']} backend), "
-            f"per-kernel costs from {report['estimate_source']} (tools/kernel_costs.py)"]
+            f"per-kernel costs from {report['estimate_source']} (kernel_costs.py)"]
     return "\n".join(out)
 
 

@@ -1,5 +1,5 @@
 """The export's self-check: the blob just written, run by the library's reference backend (a
-program around tools/verify_tool.hpp, compiled here with $CXX), against the torch module the
+program around verify_tool.hpp, compiled here with $CXX), against the torch module the
 weights came from, on samples of the model's shape with full and shorter valid lengths.
 
   f32: the largest error, relative to max(1, max|torch|), must be at most TOLERANCE;
@@ -13,8 +13,6 @@ magnitude; a right one stays within 1e-6 or so. Needs torch."""
 
 import copy
 import math
-import os
-import shlex
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -24,8 +22,8 @@ from typing import Callable
 import numpy as np
 import torch
 
-TOOLS_DIR = Path(__file__).resolve().parent
-INCLUDE_DIR = TOOLS_DIR.parent / "include"
+from . import cpp
+from .staticformer_torch import run_encoder
 TOLERANCE = 1e-4
 SAMPLES = 4  # random samples: full length, two shorter ones, one row
 
@@ -70,17 +68,15 @@ def run_library(config: str, net: str, blob: Path, samples: Samples, out_values:
     [count, out_values]: verify_tool.hpp's program, compiled and run here."""
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        (t / "verify.cpp").write_text(
-            f'#include "verify_tool.hpp"\n{config}\n'
-            f"int main(int argc, char** argv) {{ return staticformer::verify::verify_main<{net}>(argc, argv); }}\n")
         samples.inputs.tofile(t / "inputs.bin")
         samples.lengths.tofile(t / "lengths.bin")
-        cxx = shlex.split(os.environ.get("CXX", "c++"))
-        build = cxx + ["-std=c++17", "-O1", "-ffp-contract=off", f"-I{INCLUDE_DIR}", f"-I{TOOLS_DIR}",
-                       str(t / "verify.cpp"), "-o", str(t / "verify")]
-        if subprocess.run(build).returncode != 0:
-            raise VerifyError("compiling the check failed (is a C++17 compiler installed? set CXX)")
-        run = [str(t / "verify"), "--blob", str(blob), "--inputs", str(t / "inputs.bin"),
+        try:
+            exe = cpp.compile_program(f'#include "verify_tool.hpp"\n{config}\nint main(int argc, char** argv) '
+                                      f"{{ return staticformer::verify::verify_main<{net}>(argc, argv); }}\n",
+                                      t, "-O1", "check")
+        except RuntimeError as e:
+            raise VerifyError(str(e)) from None
+        run = [str(exe), "--blob", str(blob), "--inputs", str(t / "inputs.bin"),
                "--lengths", str(t / "lengths.bin"), "--outputs", str(t / "outputs.bin")]
         done = subprocess.run(run, capture_output=True, text=True)
         if done.returncode != 0:
@@ -133,7 +129,6 @@ def check(precision: str, what: str, width: int, samples: Samples, library: np.n
 def encoder_outputs(encoder: torch.nn.Module, x: np.ndarray, lengths: np.ndarray, causal: bool) -> np.ndarray:
     """nn.TransformerEncoder on each sample's first valid rows (the library's valid_len: later rows
     are no keys and give zeros), on torch's math path; [count, seq_len * d_model]."""
-    from staticformer_torch import run_encoder
     out = np.zeros(x.shape, dtype=np.float64)
     batch_first = encoder.layers[0].self_attn.batch_first  # else [rows, batch, d_model]
     with torch.no_grad():

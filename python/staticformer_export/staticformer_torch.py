@@ -1,6 +1,6 @@
 """TransformerClassifier: a PyTorch model staticformer runs as it is, to train and export without glue.
 
-    from staticformer_torch import TransformerClassifier
+    from staticformer_export import TransformerClassifier
     model = TransformerClassifier(d_model=32, heads=4, d_ff=64, layers=2, seq_len=17,
                                   input="tokens", vocab=17, positions="sinusoidal",
                                   pooling="mean", classes=10)
@@ -29,7 +29,7 @@ What it computes is staticformer's model_config (include/staticformer/model_conf
     out  = LayerNorm(out)          pooled_norm=True: the pooled row alone (its eps: pooled_norm_eps)
     out  = Linear(out)             classes > 0
 
-The options, their allowed values and defaults are tools/encoder_schema.py's (MODEL_OPTIONS,
+The options, their allowed values and defaults are encoder_schema.py's (MODEL_OPTIONS,
 ENCODER_OPTIONS), the C++ ones: an option left out is off ("none", False, 0), as in
 model_config; input has no default. A bad value raises ValueError naming the allowed values.
 
@@ -47,7 +47,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from encoder_schema import (ACTIVATIONS, ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS,  # noqa: F401
+from .encoder_schema import (ACTIVATIONS, ENCODER_OPTIONS, INPUTS, MODEL_OPTIONS, POOLINGS, POSITIONS,  # noqa: F401
                             default, model_problems, option_problems, attention_problems)
 
 # The options, their allowed values and defaults are encoder_schema's (ENCODER_OPTIONS,

@@ -62,7 +62,7 @@ def _describe(n: fx.Node) -> str:
 def _refuse(n: fx.Node, what: str) -> None:
     raise ImportError_(f"the forward's {_describe(n)} is not {what}. The library runs: a token, feature or "
                        "patch front, CLS, positions, LayerNorms, the encoder, cls or mean pooling and a Linear "
-                       "head, in that order (tools/module_import.py); rewrite the forward that way, or export "
+                       "head, in that order (module_import.py); rewrite the forward that way, or export "
                        "the encoder alone")
 
 
