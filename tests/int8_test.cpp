@@ -3,9 +3,10 @@
 // values, all-equal softmax rows, zero-variance LayerNorm rows). EncoderBitExactInt8: every
 // backend in this build reproduces the committed baseline reference outputs byte for byte.
 // Int8Encoder: padded rows, bad calls, memory. Int8Accuracy: SQNR against the f32 encoder on
-// inputs the quantiser did not see.
+// inputs the quantiser did not see. Int8Stages: the stage-by-stage comparison (quant/stages.hpp).
 #include <gtest/gtest.h>
 
+#include <staticformer/quant/stages.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <algorithm>
@@ -448,6 +449,69 @@ TEST(Int8EncoderTile, NeverChangesResult) {
     check_int8_tiles<paired_head_dim>("paired_head_dim");      // seq_len 15: odd
     check_int8_tiles<paired_head_dim16>("paired_head_dim16");  // seq_len 11
     check_int8_tiles<long_gelu>("long_gelu");              // head_dim 20, seq_len 37, post-norm
+}
+
+// The stage table of Cfg quantised on its "normal" input, over that input and a masked one: the
+// residual stream entering a pre-norm encoder is the input's quantisation and the output the
+// encoder's, each computed here by the public calls; every tensor is recorded in both passes in
+// the same order (a misaligned one would be near 0 dB), glu's only with glu.
+template <class Cfg>
+void check_stages(const char* name) {
+    sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
+    const auto x = make_input<Cfg>(input_kind::normal);
+    require_ok(c.observe(x.data(), Cfg::seq_len), "calibrator::observe");
+    static sf::encoder_weights<Cfg, sf::int8> w8;
+    const sf::quant::report r = c.quantize(w8);
+    sf::quant::stage_comparison<Cfg> stages(weights_for<Cfg, sf::f32>(), w8, r);
+    std::vector<std::uint8_t> hidden(Cfg::seq_len, 0);
+    hidden[1] = hidden[Cfg::seq_len - 2] = 1;
+    const int valid = Cfg::seq_len - 1;
+    ASSERT_EQ(stages.observe(x.data(), Cfg::seq_len), sf::status::ok);
+    ASSERT_EQ(stages.observe(x.data(), valid, {hidden.data(), valid}), sf::status::ok);
+
+    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static sf::workspace<Cfg> ws;
+    static sf::workspace_int8<Cfg> ws8;
+    std::vector<float> y(n), yq(n), xq(n);
+    std::vector<std::int8_t> q(n), out(n);
+    sf::quant::sqnr_sum input, output;
+    for (int pass = 0; pass < 2; ++pass) {
+        const int rows = pass ? valid : Cfg::seq_len;
+        const sf::key_padding_mask mask = pass ? sf::key_padding_mask{hidden.data(), valid} : sf::key_padding_mask{};
+        ASSERT_EQ(sf::forward<sf::reference>(weights_for<Cfg, sf::f32>(), ws, x.data(), y.data(), rows, mask), sf::status::ok);
+        ASSERT_EQ(sf::quantize_input(w8, x.data(), q.data(), n), sf::status::ok);
+        ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), out.data(), rows, mask), sf::status::ok);
+        sf::dequantize_output(w8, out.data(), yq.data(), n);
+        for (std::size_t i = 0; i < std::size_t(rows) * Cfg::d_model; ++i) {
+            input.add(x[i], (int(q[i]) - w8.input.zero_point) * double(w8.input.scale));  // (the table: double scale)
+            output.add(y[i], yq[i]);
+        }
+    }
+    const sf::quant::stage_table& t = stages.table();
+    EXPECT_NEAR(t.output.sqnr(), output.sqnr(), 1e-9) << name;
+    if (Cfg::norm_first) {  // (the table dequantises with the report's double scale, the input its float)
+        EXPECT_NEAR(t.layer[0][0].sqnr(), input.sqnr(), 1e-4) << name;
+        EXPECT_EQ(t.layer[0][0].count, input.count) << name;  // each row once
+    }
+    for (int l = 0; l < Cfg::layers; ++l)
+        for (int p = 0; p < int(sf::quant::point::count); ++p) {
+            // glu: the gate's tensors, its activation inside the gate's op
+            const bool glu_only = p == int(sf::quant::point::gate_in) || p == int(sf::quant::point::gate);
+            const bool present = Cfg::is_gated ? p != int(sf::quant::point::activation) : !glu_only;
+            EXPECT_EQ(t.layer[l][p].count > 0, present) << name << " layer " << l << " tensor " << p;
+            if (t.layer[l][p].count > 0) {
+                EXPECT_GE(t.layer[l][p].sqnr(), 12.0) << name << " layer " << l << " tensor " << p;
+            }
+        }
+    EXPECT_GE(t.branch.sqnr(), 12.0) << name;
+    std::printf("  %-16s output %.2f dB, branch %.2f dB, input %.2f dB\n", name, t.output.sqnr(), t.branch.sqnr(),
+                input.sqnr());
+}
+
+TEST(Int8Stages, EachTensorAgainstF32) {
+    check_stages<odd_pre_gelu>("odd_pre_gelu");
+    check_stages<paired_head_dim16>("paired_head_dim16");  // post-norm
+    check_stages<swiglu_causal>("swiglu_causal");          // glu, causal
 }
 
 TEST(Int8Encoder, StatusAndInPlace) {

@@ -34,6 +34,7 @@
 #include <staticformer/quant/convert.hpp>
 #include <staticformer/quant/model_quantize.hpp>
 #include <staticformer/quant/quantize.hpp>
+#include <staticformer/quant/stages.hpp>
 
 namespace staticformer {
 namespace quant {
@@ -223,30 +224,27 @@ struct sample_extents {
     }
 };
 
-// SQNR (dB) of the dequantised int8 encoder output against the f32 reference, over the valid
-// rows of the samples.
+// The int8 encoder against the f32 one on the samples, stage by stage (quant/stages.hpp): the
+// SQNR of each quantised tensor per layer, then of the output and of its branch (output - input).
 template <class Cfg>
-double sqnr_db(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, int8>& w8, const float* samples,
-               const sample_extents& e) {
+void print_stages(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, int8>& w8, const report& r,
+                  const float* samples, const sample_extents& e) {
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
-    static workspace<Cfg> ws;
-    static workspace_int8<Cfg> ws8;
-    std::vector<float> y(n), yq(n);
-    std::vector<std::int8_t> q(n), out(n);
-    double signal = 0, noise = 0;
+    stage_comparison<Cfg> c(w32, w8, r);
     for (int s = 0; s < e.count(); ++s) {
         detail::progress("int8 against f32", s + 1, e.count());
-        const float* x = samples + std::size_t(s) * n;
-        forward<reference>(w32, ws, x, y.data(), e.lengths[s], e.mask(s));
-        quantize_input(w8, x, q.data(), n);  // (ok: calibration took every sample)
-        forward<reference>(w8, ws8, q.data(), out.data(), e.lengths[s], e.mask(s));
-        dequantize_output(w8, out.data(), yq.data(), n);
-        for (std::size_t i = 0; i < std::size_t(e.lengths[s]) * Cfg::d_model; ++i) {
-            signal += double(y[i]) * y[i];
-            noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
-        }
+        c.observe(samples + std::size_t(s) * n, e.lengths[s], e.mask(s));  // (ok: calibration took every sample)
     }
-    return noise > 0 ? 10.0 * std::log10(signal / noise) : INFINITY;
+    const stage_table& t = c.table();
+    std::printf("int8 against f32, stage by stage (SQNR in dB, the calibration samples):\n%-14s", "tensor");
+    for (int l = 0; l < Cfg::layers; ++l) std::printf(" %7s%-2d", "layer ", l);
+    for (int p = 0; p < int(point::count); ++p) {
+        if (t.layer[0][p].count == 0) continue;  // (glu's tensors without glu)
+        std::printf("\n%-14s", detail::tensor_name(p));
+        for (int l = 0; l < Cfg::layers; ++l) std::printf(" %9.2f", t.layer[l][p].sqnr());
+    }
+    std::printf("\nint8 vs f32 SQNR on the %d calibration samples: %.2f dB, branch (output - input) %.2f dB\n", e.count(),
+                t.output.sqnr(), t.branch.sqnr());
 }
 
 // The tools' command line (header comment above).
@@ -360,7 +358,7 @@ int tool_main(const encoder_weights<Cfg, f32>& w32, int argc, char** argv) {
     const report r = c.quantize(w8, a.o);
     detail::print_report(r);
     print_seen(e);
-    std::printf("int8 vs f32 SQNR on the %d calibration samples: %.2f dB\n", count, sqnr_db(w32, w8, samples.data(), e));
+    print_stages(w32, w8, r, samples.data(), e);
     std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
         a, [&](std::FILE* f) { detail::write_header(f, a.name.c_str(), a.config.c_str(), w8, a.source.c_str()); }, w8,
@@ -434,7 +432,9 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
         std::printf("%-6s %-14s %12.6g %5d %8.4f%%\n", "-", what, t.scale, t.zero_point, 100 * t.clipped);
     };
     if (M::input != input_kind::tokens) row("input", r.input);
-    row("embedding", r.embedding), row("positions", r.positions), row("embedded", r.embedded), row("logits", r.logits);
+    row("embedding", r.embedding), row("positions", r.positions), row("embedded", r.embedded);
+    if (M::has_pooled_norm) row("pooled", r.pooled);
+    row("logits", r.logits);
     print_seen(e);
     print_model_agreement(w32, w8, samples, e);
     std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
