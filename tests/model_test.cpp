@@ -90,6 +90,11 @@ void check_int8_accuracy(const char* name) {
 #define MODEL_INT8_ACCURACY_TEST(name) \
     TEST(ModelInt8Accuracy, name) { check_int8_accuracy<name>(#name); }
 STATICFORMER_MODEL_CASES(MODEL_INT8_ACCURACY_TEST)
+
+// A normalised mean row as the output (no head): int8 writes it in pooled_norm's quantisation.
+using pooled_rows = sf::model_config<pooled_model::encoder, sf::feature_input<6>, sf::sinusoidal_positions,
+                                     sf::mean_pooling, sf::pooled_norm>;
+TEST(ModelInt8Accuracy, PooledNormWithoutHead) { check_int8_accuracy<pooled_rows>("pooled_rows"); }
 #undef MODEL_INT8_ACCURACY_TEST
 
 // The model's steps done by hand with the public kernels and encoder: the composition is what

@@ -241,7 +241,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
                 f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens));",
                 "}", "", *_masked_classify_text(prefix)]
     if precision == "int8":
-        # A model's output scale is its logits' (or, headless, its encoder output's).
+        # A model's output scale is its logits' (headless: its rows', the encoder's or pooled_norm's).
         q_in, q_out = ("weights.quant.input", "weights.quant.logits") if model else ("weights.input", "weights.output")
         out += ["",
                 f"void {prefix}_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,",

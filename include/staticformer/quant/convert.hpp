@@ -61,9 +61,10 @@ void dequantize_logits(const model_weights<M, int8>& w, const std::int32_t* q, f
     for (std::size_t i = 0; i < n; ++i)  // (64-bit difference: any int32 logit and zero point)
         y[i] = w.quant.logits.scale * float(std::int64_t(q[i]) - w.quant.logits.zero_point);
 }
+// (The output's quantisation is quant.logits: the encoder's output, or pooled_norm's.)
 template <class M>
 void dequantize_model_output(const model_weights<M, int8>& w, const std::int8_t* q, float* y, std::size_t n) noexcept {
-    for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.encoder.output);
+    for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.quant.logits);
 }
 
 }  // namespace staticformer
