@@ -21,6 +21,7 @@
 // Both print how many samples and tokens (valid, not masked) the calibration saw.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -224,8 +225,22 @@ struct sample_extents {
     }
 };
 
-// The int8 encoder against the f32 one on the samples, stage by stage (quant/stages.hpp): the
-// SQNR of each quantised tensor per layer, then of the output and of its branch (output - input).
+// A stage comparison's table (quant/stages.hpp): the SQNR of each quantised tensor per layer,
+// then of the output and of its branch (output - input).
+inline void print_stage_table(const stage_table& t, int samples, const char* output) {
+    const int layers = int(t.layer.size());
+    std::printf("int8 against f32, stage by stage (SQNR in dB, the calibration samples):\n%-14s", "tensor");
+    for (int l = 0; l < layers; ++l) std::printf(" %7s%-2d", "layer ", l);
+    for (int p = 0; p < int(point::count); ++p) {
+        if (t.layer[0][p].count == 0) continue;  // (glu's tensors without glu)
+        std::printf("\n%-14s", detail::tensor_name(p));
+        for (int l = 0; l < layers; ++l) std::printf(" %9.2f", t.layer[l][p].sqnr());
+    }
+    std::printf("\nint8 vs f32 SQNR on the %d calibration samples: %s %.2f dB, branch (output - input) %.2f dB\n",
+                samples, output, t.output.sqnr(), t.branch.sqnr());
+}
+
+// The int8 encoder against the f32 one on the samples, stage by stage.
 template <class Cfg>
 void print_stages(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, int8>& w8, const report& r,
                   const float* samples, const sample_extents& e) {
@@ -235,16 +250,32 @@ void print_stages(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cf
         detail::progress("int8 against f32", s + 1, e.count());
         c.observe(samples + std::size_t(s) * n, e.lengths[s], e.mask(s));  // (ok: calibration took every sample)
     }
-    const stage_table& t = c.table();
-    std::printf("int8 against f32, stage by stage (SQNR in dB, the calibration samples):\n%-14s", "tensor");
-    for (int l = 0; l < Cfg::layers; ++l) std::printf(" %7s%-2d", "layer ", l);
-    for (int p = 0; p < int(point::count); ++p) {
-        if (t.layer[0][p].count == 0) continue;  // (glu's tensors without glu)
-        std::printf("\n%-14s", detail::tensor_name(p));
-        for (int l = 0; l < Cfg::layers; ++l) std::printf(" %9.2f", t.layer[l][p].sqnr());
+    print_stage_table(c.table(), e.count(), "output");
+}
+
+// A model's encoder the same way, from the f32 model's rows after its input, positions and
+// embedding LayerNorm (quantised with the encoder's input scale: the front's own noise is left
+// out; the model's output follows, print_model_agreement).
+template <class M>
+void print_model_stages(const model_weights<M, f32>& w32, const model_weights<M, int8>& w8, const report& r,
+                        const std::vector<model_input_t<M>>& samples, const sample_extents& e) {
+    using Cfg = typename M::encoder;
+    using steps = staticformer::detail::model_composition<
+        M, staticformer::detail::float_model_steps<M, kernel_set<reference>, f32, Cfg::tile>>;
+    constexpr int first = M::has_cls ? 1 : 0;
+    static model_workspace<M, Cfg::tile, f32> ws;
+    stage_comparison<Cfg> c(w32.encoder, w8.encoder, r);
+    std::vector<float> rows(std::size_t(Cfg::seq_len) * Cfg::d_model);
+    std::vector<std::uint8_t> hidden(Cfg::seq_len);
+    for (int s = 0; s < e.count(); ++s) {
+        std::fill(rows.begin(), rows.end(), 0.0f);
+        const int n = steps::embed_rows(w32, samples.data() + std::size_t(s) * M::input_values, e.lengths[s],
+                                        rows.data(), ws, [](const float*, int) {});
+        const key_padding_mask m = e.mask(s);  // the encoder's rows: the CLS row's key kept, then the tokens'
+        if (m.masked) std::fill(hidden.begin(), hidden.end(), 0), std::copy(m.masked, m.masked + e.lengths[s], hidden.begin() + first);
+        c.observe(rows.data(), n, m.masked ? key_padding_mask{hidden.data(), n} : key_padding_mask{});
     }
-    std::printf("\nint8 vs f32 SQNR on the %d calibration samples: %.2f dB, branch (output - input) %.2f dB\n", e.count(),
-                t.output.sqnr(), t.branch.sqnr());
+    print_stage_table(c.table(), e.count(), "the encoder's output");
 }
 
 // The tools' command line (header comment above).
@@ -436,6 +467,7 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     if (M::has_pooled_norm) row("pooled", r.pooled);
     row("logits", r.logits);
     print_seen(e);
+    print_model_stages(w32, w8, r.encoder, samples, e);
     print_model_agreement(w32, w8, samples, e);
     std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
