@@ -503,6 +503,12 @@ void check_stages(const char* name) {
                 EXPECT_GE(t.layer[l][p].sqnr(), 12.0) << name << " layer " << l << " tensor " << p;
             }
         }
+    for (int l = 0; l < Cfg::layers; ++l) {  // attention's rows, matched by (row, head) across the two orders
+        EXPECT_GT(t.scores[l].count, 0u) << name;
+        EXPECT_EQ(t.scores[l].count, t.probabilities[l].count) << name;
+        EXPECT_GE(t.scores[l].sqnr(), 12.0) << name << " layer " << l << " scores";
+        EXPECT_GE(t.probabilities[l].sqnr(), 12.0) << name << " layer " << l << " probabilities";
+    }
     EXPECT_GE(t.branch.sqnr(), 12.0) << name;
     std::printf("  %-16s output %.2f dB, branch %.2f dB, input %.2f dB\n", name, t.output.sqnr(), t.branch.sqnr(),
                 input.sqnr());

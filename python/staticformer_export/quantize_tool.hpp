@@ -231,10 +231,17 @@ inline void print_stage_table(const stage_table& t, int samples, const char* out
     const int layers = int(t.layer.size());
     std::printf("int8 against f32, stage by stage (SQNR in dB, the calibration samples):\n%-14s", "tensor");
     for (int l = 0; l < layers; ++l) std::printf(" %7s%-2d", "layer ", l);
+    const auto row = [&](const char* name, auto&& sum) {
+        std::printf("\n%-14s", name);
+        for (int l = 0; l < layers; ++l) std::printf(" %9.2f", sum(l).sqnr());
+    };
     for (int p = 0; p < int(point::count); ++p) {
         if (t.layer[0][p].count == 0) continue;  // (glu's tensors without glu)
-        std::printf("\n%-14s", detail::tensor_name(p));
-        for (int l = 0; l < layers; ++l) std::printf(" %9.2f", t.layer[l][p].sqnr());
+        row(detail::tensor_name(p), [&](int l) { return t.layer[l][p]; });
+        if (p == int(point::value)) {
+            row("scores", [&](int l) { return t.scores[l]; });
+            row("probabilities", [&](int l) { return t.probabilities[l]; });
+        }
     }
     std::printf("\nint8 vs f32 SQNR on the %d calibration samples: %s %.2f dB, branch (output - input) %.2f dB\n",
                 samples, output, t.output.sqnr(), t.branch.sqnr());

@@ -2,14 +2,16 @@
 // stage_comparison runs the f32 reference encoder and its int8 quantisation on the same inputs,
 // each through a kernel set that records every quantised tensor (the int8 ones dequantised with
 // the scale the quantiser chose), and gives the SQNR of each against the f32 value, layer by
-// layer: the linear outputs, the attention context (the output projection's input), the
-// LayerNorms' inputs (the residual stream) and outputs, the activation and the gate; then the
-// encoder's output and its branch (output minus input: what the layers add).
+// layer: the linear outputs, the attention scores and probabilities, the context (the output
+// projection's input), the LayerNorms' inputs (the residual stream) and outputs, the activation
+// and the gate; then the encoder's output and its branch (output minus input: what the layers add).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,6 +34,7 @@ struct sqnr_sum {
 
 struct stage_table {
     std::vector<std::vector<sqnr_sum>> layer;  // [layer][point]
+    std::vector<sqnr_sum> scores, probabilities;  // [layer]: attention's logits (after 1 / sqrt(head_dim)), softmax
     sqnr_sum output, branch;
 };
 
@@ -50,6 +53,44 @@ struct stage_recording {
     // for the queries: the first LayerNorm's tensors wait for the projection that reads them, and
     // count only before the queries' (so each row counts once, in both passes alike).
     std::vector<float> pending_in, pending_out;
+    // Attention runs head by head (float) or row by row (int8): its rows are kept by (layer, row,
+    // head), the row from the tile's queries (their buffer, the tile's first row) and q's offset.
+    using row_key = std::tuple<int, int, int>;
+    std::map<row_key, std::vector<float>> scores, probabilities;
+    std::vector<row_key> scored;  // the rows of the scores not yet through the softmax, in order
+    const void* queries = nullptr;
+    int tile_layer = -1, tile_r0 = 0, tile_rows = 0;
+
+    void start_tile(int l, const void* q, int rows) {
+        tile_r0 = l == tile_layer ? tile_r0 + tile_rows : 0;
+        tile_layer = l, tile_rows = rows, queries = q;
+    }
+    // Scores of the queries at q (one head's): kept by row and head, dequantised (int8: the
+    // accumulator times the queries' and keys' scales over sqrt(head_dim)).
+    template <class Q, class S>
+    void add_scores(kernels::rows_view<Q> q, kernels::rows_view<S> s) {
+        const auto offset = int(q.data - static_cast<const Q*>(queries));
+        const int row = tile_r0 + offset / Cfg::d_model, head = offset % Cfg::d_model / Cfg::head_dim;
+        double scale = 1.0;
+        if constexpr (std::is_same<P, int8>::value)
+            scale = rep->layer[tile_layer].t[int(point::query)].scale * rep->layer[tile_layer].t[int(point::key)].scale /
+                    std::sqrt(double(Cfg::head_dim));
+        for (int r = 0; r < s.rows; ++r) {
+            std::vector<float>& v = scores[{tile_layer, row + r, head}];
+            for (int c = 0; c < s.cols; ++c) v.push_back(float(s.data[r * s.stride + c] * scale));
+            scored.push_back({tile_layer, row + r, head});
+        }
+    }
+    // The softmax of the rows scored last (int8: Q15).
+    template <class T>
+    void add_probabilities(kernels::rows_view<T> p) {
+        const double scale = std::is_same<P, int8>::value ? 1.0 / 32768.0 : 1.0;
+        for (int r = 0; r < p.rows && r < int(scored.size()); ++r) {
+            std::vector<float>& v = probabilities[scored[std::size_t(r)]];
+            for (int c = 0; c < p.cols; ++c) v.push_back(float(p.data[r * p.stride + c] * scale));
+        }
+        scored.clear();
+    }
 
     // The layer and tensor a linear layer's weights or a LayerNorm's parameters belong to.
     bool find(const void* params, int& l, point& p) const {
@@ -128,6 +169,7 @@ struct stage_record {
             auto& rec = of(call.out.data);
             if (!rec.find(call.params, l, p)) return;
             rec.current_layer = l;
+            if (p == point::query) rec.start_tile(l, call.out.data, call.out.rows);
             if (Cfg::norm_first && p == point::query) {  // the LayerNorm before the queries counts
                 for (const auto& [from, to] : {std::pair{&rec.pending_in, point::norm1_in},
                                                std::pair{&rec.pending_out, point::norm1_out}})
@@ -137,6 +179,12 @@ struct stage_record {
             const bool halves = Cfg::is_gated && p == point::ff1;  // [a | b]: each half its own tensor
             rec.append(l, p, call.out, 0, halves ? Cfg::d_ff : call.out.cols);
             if (halves) rec.append(l, point::gate_in, call.out, Cfg::d_ff, Cfg::d_ff);
+        } else if constexpr (Kind == op_kind::scores) {
+            call();
+            of(call.out.data).add_scores(call.in, call.out);
+        } else if constexpr (Kind == op_kind::softmax) {
+            call();
+            of(call.out.data).add_probabilities(call.out);
         } else if constexpr (Kind == op_kind::activation || Kind == op_kind::gate) {
             call();
             auto& rec = of(call.out.data);
@@ -159,6 +207,7 @@ public:
         : w32_(w32), w8_(w8) {
         f_->rec.weights = &w32, q_->rec.weights = &w8, q_->rec.rep = &rep;
         table_.layer.assign(Cfg::layers, std::vector<sqnr_sum>(int(point::count)));
+        table_.scores.assign(Cfg::layers, sqnr_sum{}), table_.probabilities.assign(Cfg::layers, sqnr_sum{});
     }
 
     // One input (seq_len * d_model floats, valid_len rows, a key padding mask) through both.
@@ -176,6 +225,8 @@ public:
         for (auto* rec : {&f_->rec.layer, &q_->rec.layer})
             for (observations& o : *rec)
                 for (std::vector<float>& v : o.value) v.clear();
+        f_->rec.scores.clear(), f_->rec.probabilities.clear(), q_->rec.scores.clear(), q_->rec.probabilities.clear();
+        f_->rec.tile_layer = q_->rec.tile_layer = -1;
         return s;
     }
 
@@ -188,12 +239,24 @@ private:
                 const std::vector<float>&a = f_->rec.layer[l].value[p], &b = q_->rec.layer[l].value[p];
                 for (std::size_t i = 0; i < a.size() && a.size() == b.size(); ++i) table_.layer[l][p].add(a[i], b[i]);
             }
+        compare_rows(f_->rec.scores, q_->rec.scores, table_.scores);
+        compare_rows(f_->rec.probabilities, q_->rec.probabilities, table_.probabilities);
         const std::size_t n = std::size_t(valid_len) * Cfg::d_model;
         std::vector<float> yq(n);
         dequantize_output(w8_, q_->y, yq.data(), n);
         for (std::size_t i = 0; i < n; ++i) {
             table_.output.add(f_->y[i], yq[i]);
             table_.branch.add(double(f_->y[i]) - x[i], double(yq[i]) - x[i]);
+        }
+    }
+
+    // Attention rows of both passes by (layer, row, head), into sums per layer.
+    template <class Rows>
+    static void compare_rows(const Rows& a, const Rows& b, std::vector<sqnr_sum>& sums) {
+        for (const auto& [key, v] : a) {
+            const auto it = b.find(key);
+            if (it == b.end() || it->second.size() != v.size()) continue;
+            for (std::size_t i = 0; i < v.size(); ++i) sums[std::size_t(std::get<0>(key))].add(v[i], it->second[i]);
         }
     }
 
