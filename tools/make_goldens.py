@@ -35,8 +35,9 @@ The output is deterministic: running it twice gives byte-identical files.
 """
 
 import argparse
+import contextlib
+import io
 from copy import deepcopy
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -49,7 +50,7 @@ from torch import nn
 
 TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS.parent / "python"))  # the checkout's staticformer_export package
-from staticformer_export import encoder_export, model_export  # noqa: E402  (the exporter, reused)
+from staticformer_export import cli, encoder_export, model_export  # noqa: E402  (the exporter, reused)
 from staticformer_export.staticformer_torch import (TORCH_ACTIVATIONS, RMSNorm, TransformerClassifier,  # noqa: E402
                                                     encoder_layer, norm_of, run_encoder)
 from staticformer_export.encoder_schema import (ENCODER_OPTIONS, REFERENCE_CONFIGS,  # noqa: E402  (the options, once)
@@ -162,13 +163,22 @@ def run_torch(encoder: nn.TransformerEncoder, x: torch.Tensor, valid_len: int, m
     return y
 
 
+def run_exporter(argv: list) -> None:
+    """The exporter's command line (staticformer-export), in this process: the same files as
+    tools/export_pytorch.py writes, without a Python start and torch import per export."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = cli.main(argv)
+    if status != 0:
+        raise RuntimeError(f"staticformer-export {' '.join(argv)} failed ({status})")
+
+
 def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path, precision: str = "f32") -> None:
     """Runs the exporter's command line on the saved module or state_dict (int8: calibrated on
     OUT/<name>/calibration.bin)."""
     s = g.spec
     stem = "model" if precision == "f32" else f"model_{precision}"
     # --no-verify: the parity tests hold these exports to a closer bound
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--no-verify", "--seq-len", str(s.seq_len),
+    cmd = ["--quiet", "--no-verify", "--seq-len", str(s.seq_len),
            "--name", g.name if precision == "f32" else f"{g.name}_{precision}",
            "--blob", str(out / f"{stem}.sfwb")]
     if precision != "f32":
@@ -187,7 +197,7 @@ def export_blob(g: Golden, encoder: nn.TransformerEncoder, out: Path, tmp: Path,
         cmd += ["--state-dict", str(tmp / "state_dict.pt"), "--d-model", str(s.d_model),
                 "--heads", str(s.heads), "--d-ff", str(s.d_ff), "--layers", str(s.layers)]
         cmd += state_dict_option_flags(s)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    run_exporter(cmd)
 
 
 def state_dict_option_flags(s: EncoderSpec) -> list:
@@ -406,7 +416,7 @@ def model_calibration(g: ModelGolden, model: nn.Module) -> np.ndarray:
 def export_model_golden(g: ModelGolden, model: nn.Module, out: Path, tmp: Path, precision: str) -> None:
     stem = "model" if precision == "f32" else f"model_{precision}"
     # --no-verify: the parity tests hold these exports to a closer bound
-    cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--quiet", "--no-verify",
+    cmd = ["--quiet", "--no-verify",
            "--name", g.name if precision == "f32" else f"{g.name}_{precision}", "--blob", str(out / f"{stem}.sfwm")]
     if precision != "f32":
         cmd += ["--precision", precision]
@@ -425,7 +435,7 @@ def export_model_golden(g: ModelGolden, model: nn.Module, out: Path, tmp: Path, 
         cmd += ["--state-dict", str(tmp / "state_dict.pt")]
         if g.kind == "vit":
             cmd += ["--heads", str(g.args["num_heads"])]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    run_exporter(cmd)
 
 
 def model_configs_text(specs) -> str:
