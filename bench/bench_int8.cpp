@@ -7,6 +7,7 @@
 //   share/<cfg>/int8/simd                   share of each kind of kernel in a whole pass
 //   kernel/<cfg>/<kernel>/int8/<backend>    one kernel at the whole-sequence shapes
 //   int8_dot_peak/<chains>                  dot-product throughput, that many chains
+//   threads/<cfg>/int8/<workers>/real_time   whole encoder on 1 or 2 OpenMP workers (wall time)
 // Counters: GOP/s (a multiply-add counts as two operations), Gelem/s for element-wise kernels.
 #include <benchmark/benchmark.h>
 
@@ -21,6 +22,7 @@
 #include "common/cases.hpp"
 #include "configs.hpp"
 #include "kernel_share.hpp"
+#include "threads.hpp"
 
 namespace {
 
@@ -93,6 +95,12 @@ BENCHMARK_TEMPLATE(share_int8, tiny, sf::simd)->Name("share/tiny/int8/simd")->Un
 BENCHMARK_TEMPLATE(share_int8, small, sf::simd)->Name("share/small/int8/simd")->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(share_int8, mini, sf::simd)->Name("share/mini/int8/simd")->Unit(benchmark::kMicrosecond);
 BENCHMARK_TEMPLATE(share_int8, wide, sf::simd)->Name("share/wide/int8/simd")->Unit(benchmark::kMicrosecond);
+
+// ---- one pass on 1 and 2 workers (threads.hpp) -------------------------------------------------
+STATICFORMER_THREADS_ROWS(tiny, int8)
+STATICFORMER_THREADS_ROWS(small, int8)
+STATICFORMER_THREADS_ROWS(mini, int8)
+STATICFORMER_THREADS_ROWS(wide, int8)
 
 // ---- int8 kernels, at each configuration's whole-sequence shapes -----------------------------
 
@@ -201,7 +209,8 @@ void attention(benchmark::State& state) {
     using K = sf::int8_kernel_set<Backend>;
     using workspace = sf::workspace_int8_for<Cfg, Backend>;
     constexpr int T = workspace::tile;
-    static workspace ws;
+    static workspace storage;
+    sf::detail::int8_lane ws = sf::detail::int8_steps<Cfg, K, T>::lane(storage, 0);  // the view the steps see
     const auto& d = layer_data_for<Cfg>();
     const auto& a = layer0<Cfg>().attention;
     K::template store_keys<D, Dh, S>(d.keys.data(), S, 0, ws.keys_t);  // in K's layouts

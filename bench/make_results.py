@@ -102,11 +102,12 @@ class Rows:
                 if b.get("run_type") == "aggregate" and b.get("aggregate_name") != STATISTIC:
                     continue
                 name = b.get("run_name", b["name"])
-                manual = name.endswith("/manual_time")
-                name = name[: -len("/manual_time")] if manual else name
+                suffix = next((x for x in ("/manual_time", "/real_time") if name.endswith(x)), "")
+                name = name[: len(name) - len(suffix)]
                 scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
-                # Manual-time rows time only the kernel (their CPU time includes setup).
-                b["seconds"] = (b["real_time"] if manual else b["cpu_time"]) * scale
+                # Manual-time rows time only the kernel (their CPU time includes setup); real-time
+                # rows run on several threads (the main thread's CPU time is a part of the work).
+                b["seconds"] = (b["real_time"] if suffix else b["cpu_time"]) * scale
                 self.rows[name] = b
 
     def get(self, name):
@@ -338,6 +339,65 @@ def share_table(rows):
     return out + table(["config", "precision"] + SHARE_KINDS + ["nonlinear"], lines), checks
 
 
+# Two workers against one (threads.hpp rows), issue 37: the least speed-up per configuration.
+THREAD_TARGETS = {"small": 1.5, "mini": 1.8, "wide": 1.8}
+
+
+def threads_table(rows):
+    """Wall time of a whole pass on 1 and 2 workers (OpenMP executor), and the speed-up."""
+    out = ["### One pass on several threads (valid_len = seq_len)", "",
+           "sf::forward with an OpenMP executor (staticformer/parallel.hpp) and parallel_workspace_for<Cfg, "
+           "workers>: wall time of one pass, the same bytes on any number of workers.", ""]
+    lines, checks = [], []
+    for cfg in CONFIGS:
+        for prec in ("f32", "int8"):
+            one, two = rows.seconds(f"threads/{cfg}/{prec}/1"), rows.seconds(f"threads/{cfg}/{prec}/2")
+            if one is None or two is None:
+                continue
+            lines.append([cfg, prec, fmt_time(one), fmt_time(two), fmt_ratio(one, two)])
+            if cfg in THREAD_TARGETS:
+                target = THREAD_TARGETS[cfg]
+                checks.append((f"{prec} {cfg}: 2 workers >= {target}x of 1", one / two >= target, f"{one / two:.2f}x"))
+    if not lines:
+        return [], []
+    out += table(["config", "precision", "1 worker", "2 workers", "speed-up"], lines)
+    return out, checks
+
+
+# A batch of 8 tiny sequences (batch/ rows), issue 37: the least share of the peak, per precision.
+BATCH_TARGETS = {"f32": 90, "int8": 75}
+
+
+def batch_table(rows, peaks):
+    """Per-sequence time of a batch of 8 full sequences in one call (1 and 2 workers) against one
+    sequence a call, with the batch's share of the peak."""
+    out = ["### Batches of sequences (valid_len = seq_len)", "",
+           "sf::forward_batch on a batch of 8 sequences (batch_workspace_for<Cfg, 8>: tiles of up to 128 rows "
+           "of any sequences), time per sequence; % of peak of the one-worker batch; the same bytes as "
+           "one call per sequence.", ""]
+    lines, checks = [], []
+    for cfg in CONFIGS:
+        for prec in ("f32", "int8"):
+            one = rows.seconds(f"encoder/{cfg}/{prec}/simd/1")
+            b1, b2 = rows.seconds(f"batch/{cfg}/{prec}/8/1"), rows.seconds(f"batch/{cfg}/{prec}/8/2")
+            if b1 is None:
+                continue
+            per = b1 / 8
+            r, peak = rate(cfg, per), peaks[prec]
+            pct = 100 * r / peak if peak else None
+            lines.append([cfg, prec, fmt_time(one) if one else "", fmt_time(per), f"{r:.1f}",
+                          f"{pct:.0f}%" if pct is not None else "", fmt_ratio(one, per) if one else "",
+                          fmt_time(b2 / 8) if b2 else "", fmt_ratio(one, b2 / 8) if one and b2 else ""])
+            if cfg == "tiny" and pct is not None:
+                target = BATCH_TARGETS[prec]
+                checks.append((f"{prec} tiny, batch 8 >= {target}% of peak", pct >= target, f"{pct:.0f}%"))
+    if not lines:
+        return [], []
+    out += table(["config", "precision", "one a call", "batch 8, per sequence", "GFLOP/s or GOP/s", "% of peak",
+                  "speed-up", "batch 8 on 2 workers, per sequence", "speed-up"], lines)
+    return out, checks
+
+
 def speed_checks(rows, fma_peak):
     """(name, met, value) of the targets: share of the FMA peak, against Eigen, int8 against f32."""
     checks = []
@@ -367,7 +427,11 @@ def section(title, rows, int8_isa):
     out += kernel_tables(rows, peaks)
     lines, share_checks = share_table(rows)
     out += lines
-    checks = speed_checks(rows, fma[0]) + share_checks
+    lines, thread_checks = threads_table(rows)
+    out += lines
+    lines, batch_checks = batch_table(rows, peaks)
+    out += lines
+    checks = speed_checks(rows, fma[0]) + share_checks + thread_checks + batch_checks
     out += ["### Targets", ""]
     out += table(["target", "value", "status"], [[name, value, "MET" if ok else "**MISSED**"] for name, ok, value in checks])
     return out, plot
@@ -478,7 +542,7 @@ def main():
         tf = target_flags(build, b)
         if tf:
             out.append(f"  - {b}: `{tf}`")
-    out += [f"- Google Benchmark, one thread, batch 1: each benchmark runs for at least {args.min_time} s, "
+    out += [f"- Google Benchmark, one thread (but the thread-scaling rows), batch 1: each benchmark runs for at least {args.min_time} s, "
             f"{args.repetitions} times, the repetitions of all the binary's benchmarks in random order; "
             f"the tables use the **{STATISTIC} CPU time** of the repetitions "
             "(for the GELU kernel, which restores its input between calls untimed, the median manual time).",

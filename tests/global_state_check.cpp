@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace sf = staticformer;
 
@@ -66,6 +67,31 @@ void model_io(const sf::model_weights<M, sf::int8>& w, const float* x, std::int8
     sf::dequantize_model_output(w, q, y, n);
 }
 
+// A pass on several workers and a batch, through the library's serial executor (a caller's
+// executor is the caller's code): the entry points of parallel.hpp and batch.hpp.
+template <class Cfg, class P, class B>
+struct parallel_passes {
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using workspace = std::conditional_t<std::is_same<P, sf::int8>::value, sf::parallel_workspace_int8_for<Cfg, 2, B>,
+                                         sf::parallel_workspace_for<Cfg, 2, B>>;
+    using batch_workspace = std::conditional_t<std::is_same<P, sf::int8>::value,
+                                               sf::batch_workspace_int8_for<Cfg, 3, B, 2>,
+                                               sf::batch_workspace_for<Cfg, 3, B, 2>>;
+    static sf::status pass(const sf::encoder_weights<Cfg, P>& w, workspace& ws, const value* x, value* y, int n) {
+        return sf::forward<B>(w, ws, x, y, n, {}, sf::serial_executor{});
+    }
+    static sf::status batch(const sf::encoder_weights<Cfg, P>& w, batch_workspace& ws, const value* x, value* y,
+                            const int* lens, int count) {
+        (void)sf::forward_batch<B>(w, ws, x, y, lens, count);
+        return sf::forward_batch<B>(w, ws, x, y, lens, count, nullptr, sf::serial_executor{});
+    }
+};
+template <class M, class P, class B>
+sf::status parallel_model_pass(const sf::model_weights<M, P>& w, sf::parallel_model_workspace_for<M, 2, B, P>& ws,
+                               const sf::model_input_t<M, P>* in, sf::model_output_t<M, P>* out, int n) {
+    return sf::forward<B>(w, ws, in, out, n, {}, sf::serial_executor{});
+}
+
 }  // namespace gsc
 
 // Encoders and models in every precision on one backend (explicit instantiation: every member).
@@ -86,7 +112,12 @@ void model_io(const sf::model_weights<M, sf::int8>& w, const float* x, std::int8
     template class sf::model<gsc::patches, sf::int8, B>;                                                           \
     template struct gsc::pass<sf::model<gsc::features, sf::f32, B>>;                                               \
     template struct gsc::pass<sf::model<gsc::features, sf::f16, B>>;                                               \
-    template struct gsc::pass<sf::model<gsc::features, sf::int8, B>>;
+    template struct gsc::pass<sf::model<gsc::features, sf::int8, B>>;                                              \
+    template struct gsc::parallel_passes<gsc::pre, sf::f32, B>;                                                    \
+    template struct gsc::parallel_passes<gsc::causal, sf::int8, B>;                                                \
+    template sf::status gsc::parallel_model_pass<gsc::tokens, sf::int8, B>(                                        \
+        const sf::model_weights<gsc::tokens, sf::int8>&, sf::parallel_model_workspace_for<gsc::tokens, 2, B, sf::int8>&, \
+        const std::int32_t*, std::int32_t*, int);
 
 GSC_BACKEND(sf::reference)
 #if STATICFORMER_HAS_SIMD

@@ -3,15 +3,22 @@
 //   ReentrancyRepeated    one object, every call again in another order: the same bytes
 //   ReentrancyThreads     two objects in two threads at once: the same bytes as one at a time
 //   ReentrancyCalibration two calibrators in two threads at once: the same int8 weights
+//   ReentrancyParallel    one pass of an encoder or a model split across 1-4 workers (std::thread,
+//                         OpenMP): the bytes of the pass on one thread, every valid length and mask
 // Built with -fsanitize=thread it also shows that no call shares memory with another.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "common/cases.hpp"
 #include "common/model_cases.hpp"
@@ -200,3 +207,270 @@ TEST(ReentrancyCalibration, ModelFeatures) {
 }
 
 }  // namespace
+
+// ---- one pass on several threads ---------------------------------------------------------------
+
+// The executors (staticformer/parallel.hpp) of the tests, in one type: a thread per task but the
+// first, which runs on the caller's; or OpenMP's parallel for, where the build has OpenMP. It
+// records the most tasks a stage gave it, to show that the work was split.
+struct test_executor {
+    bool openmp;
+    int* most_tasks;
+    const char* name() const { return openmp ? "OpenMP" : "std::thread"; }
+    void operator()(int count, sf::parallel_task task) const {
+        *most_tasks = count > *most_tasks ? count : *most_tasks;
+#ifdef _OPENMP
+        if (openmp) {
+#pragma omp parallel for num_threads(count) schedule(static, 1)
+            for (int i = 0; i < count; ++i) task(i);
+            return;
+        }
+#endif
+        std::vector<std::thread> threads;
+        for (int i = 1; i < count; ++i) threads.emplace_back([task, i] { task(i); });
+        task(0);
+        for (std::thread& t : threads) t.join();
+    }
+};
+#ifdef _OPENMP
+constexpr bool have_openmp = true;
+#else
+constexpr bool have_openmp = false;
+#endif
+
+template <class Cfg, int Workers, class P, class Backend>
+using parallel_workspace_t = std::conditional_t<std::is_same<P, sf::int8>::value,
+                                                sf::parallel_workspace_int8_for<Cfg, Workers, Backend>,
+                                                sf::parallel_workspace_for<Cfg, Workers, Backend>>;
+
+// One pass of Cfg's encoder on Workers workers through exec: its output bytes, s its status.
+template <class Cfg, class P, class Backend, int Workers>
+bytes parallel_pass(input_kind kind, int n, const test_executor& exec, sf::status& s) {
+    static const auto ws = std::make_unique<parallel_workspace_t<Cfg, Workers, P, Backend>>();
+    const std::vector<std::uint8_t> mask = make_mask(kind, Cfg::seq_len, n);
+    if constexpr (std::is_same<P, sf::int8>::value) {
+        const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
+        std::vector<std::int8_t> y(x.size(), 99);
+        s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
+        return bytes_of(y);
+    } else {
+        const std::vector<float> x = make_input<Cfg>(kind);
+        std::vector<float> y(x.size(), 123.0f);
+        s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
+        return bytes_of(y);
+    }
+}
+
+// Every valid length (the normal and the masked input; the large one at seq_len) on Workers
+// workers gives the bytes and status of the pass on one thread (output_bytes: the workspace an
+// encoder holds). With a sequence of at least Workers rows, some stage had Workers tasks.
+template <class Cfg, class P, class Backend, int Workers>
+void expect_parallel_equals_serial(bool openmp) {
+    int most_tasks = 0;
+    const test_executor exec{openmp, &most_tasks};
+    int mismatches = 0;
+    for (input_kind kind : all_input_kinds)
+        for (int n = kind == input_kind::large ? Cfg::seq_len : 1; n <= Cfg::seq_len; ++n) {
+            sf::status serial_status = sf::status::ok, parallel_status = sf::status::ok;
+            const std::vector<unsigned char> expected = output_bytes<Cfg, P, Backend>(kind, n, serial_status);
+            const bytes got = parallel_pass<Cfg, P, Backend, Workers>(kind, n, exec, parallel_status);
+            if (got != expected || parallel_status != serial_status) ++mismatches;
+        }
+    EXPECT_EQ(mismatches, 0) << precision_name<P> << ", " << Workers << " workers (" << exec.name() << ")";
+    EXPECT_EQ(most_tasks, Cfg::seq_len < Workers ? Cfg::seq_len : Workers) << precision_name<P> << ", " << exec.name();
+}
+
+// Workers... workers, each with threads and with OpenMP.
+template <class Cfg, class P, class Backend, int... Workers>
+void expect_parallel_for_workers() {
+    for (bool openmp : {false, true})
+        if (!openmp || have_openmp) (expect_parallel_equals_serial<Cfg, P, Backend, Workers>(openmp), ...);
+}
+
+// Every test case in f32 and int8 on the default backend on 3 workers (uneven tiles); 1, 2 and 4
+// workers, f16 and the reference backend (tiles of 4 rows: several tiles a worker) on the cases
+// whose tiles and attention the tests' configurations vary most.
+template <class Cfg>
+void expect_parallel_passes() {
+    expect_parallel_for_workers<Cfg, sf::f32, dflt, 3>();
+    expect_parallel_for_workers<Cfg, sf::int8, dflt, 3>();
+}
+template <class Cfg>
+void expect_parallel_passes_everywhere() {
+    expect_parallel_for_workers<Cfg, sf::f32, dflt, 1, 2, 4>();
+    expect_parallel_for_workers<Cfg, sf::int8, dflt, 1, 2, 4>();
+    expect_parallel_for_workers<Cfg, sf::f16, dflt, 2>();
+    expect_parallel_for_workers<Cfg, sf::f32, ref, 2>();
+    expect_parallel_for_workers<Cfg, sf::int8, ref, 3>();
+}
+
+#define PARALLEL_TEST(name) \
+    TEST(ReentrancyParallel, name) { expect_parallel_passes<name>(); }
+STATICFORMER_TEST_CASES(PARALLEL_TEST)
+#undef PARALLEL_TEST
+TEST(ReentrancyParallel, EveryBackendPreNorm) { expect_parallel_passes_everywhere<odd_pre_gelu>(); }
+TEST(ReentrancyParallel, EveryBackendPostNorm) { expect_parallel_passes_everywhere<tanh_post>(); }
+TEST(ReentrancyParallel, EveryBackendCausalSwiGlu) { expect_parallel_passes_everywhere<swiglu_causal>(); }
+TEST(ReentrancyParallel, EveryBackendRotaryGrouped) { expect_parallel_passes_everywhere<rope_neobert>(); }
+
+// A model's pass on Workers workers: every valid token count (all input kinds; an image: all its
+// patches) gives the bytes and status of the pass on one thread.
+template <class M, class P, class Backend, int Workers>
+void expect_parallel_model_equals_serial(bool openmp) {
+    static const auto ws = std::make_unique<sf::parallel_model_workspace_for<M, Workers, Backend, P>>();
+    int most_tasks = 0;
+    const test_executor exec{openmp, &most_tasks};
+    int mismatches = 0;
+    const int fewest = M::input == sf::input_kind::patches ? M::input_tokens : 1;
+    for (input_kind kind : all_input_kinds)
+        for (int n = fewest; n <= M::input_tokens; ++n) {
+            sf::status serial_status = sf::status::ok;
+            const std::vector<unsigned char> expected = model_output_bytes<M, P, Backend>(kind, n, serial_status);
+            const auto x = make_model_input_for<M, P>(kind);
+            const std::vector<std::uint8_t> mask = make_mask(kind, M::input_tokens, n);
+            std::vector<sf::model_output_t<M, P>> y(M::output_values, sf::model_output_t<M, P>(99));
+            const sf::status s =
+                sf::forward<Backend>(model_weights_for<M, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
+            if (bytes_of(y) != expected || s != serial_status) ++mismatches;
+        }
+    EXPECT_EQ(mismatches, 0) << precision_name<P> << ", " << Workers << " workers (" << exec.name() << ")";
+    EXPECT_EQ(most_tasks, Workers) << precision_name<P> << ", " << exec.name();
+}
+
+#define PARALLEL_MODEL_TEST(name)                                                  \
+    TEST(ReentrancyParallel, Model_##name) {                                       \
+        for (bool openmp : {false, true}) {                                        \
+            if (openmp && !have_openmp) continue;                                  \
+            expect_parallel_model_equals_serial<name, sf::f32, dflt, 2>(openmp);  \
+            expect_parallel_model_equals_serial<name, sf::int8, dflt, 3>(openmp); \
+        }                                                                          \
+    }
+STATICFORMER_MODEL_CASES(PARALLEL_MODEL_TEST)
+#undef PARALLEL_MODEL_TEST
+
+// ---- a batch of sequences in one call ------------------------------------------------------------
+
+template <class Cfg, int Batch, int Workers, class P, class Backend>
+using batch_workspace_t = std::conditional_t<std::is_same<P, sf::int8>::value,
+                                             sf::batch_workspace_int8_for<Cfg, Batch, Backend, Workers>,
+                                             sf::batch_workspace_for<Cfg, Batch, Backend, Workers>>;
+
+// Sequence b of a batch of `count`: its input kind (normal, large or masked, in turn) and a valid
+// length that differs from its neighbours'.
+inline input_kind batch_kind(int b, int count) { return all_input_kinds[(b + count) % 3]; }
+template <class Cfg>
+int batch_len(int b, int count) {
+    return 1 + (b * 7 + count * 3) % Cfg::seq_len;
+}
+
+// Batches of 1 .. Batch sequences with mixed lengths, inputs and masks, on one worker and
+// through exec on Workers: each sequence's bytes (and the status) are those of its own call.
+template <class Cfg, class P, class Backend, int Batch, int Workers>
+void expect_batch_equals_single_calls(bool openmp) {
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    constexpr std::size_t sequence = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static const auto ws = std::make_unique<batch_workspace_t<Cfg, Batch, Workers, P, Backend>>();
+    int most_tasks = 0;
+    const test_executor exec{openmp, &most_tasks};
+    int mismatches = 0;
+    for (int count = 1; count <= Batch; ++count) {
+        std::vector<value> x(count * sequence);
+        std::vector<int> lens(count);
+        std::vector<std::vector<std::uint8_t>> mask_bytes(count);
+        std::vector<sf::key_padding_mask> masks(count);
+        bytes expected;
+        sf::status expected_status = sf::status::ok;
+        for (int b = 0; b < count; ++b) {
+            const input_kind kind = batch_kind(b, count);
+            lens[b] = batch_len<Cfg>(b, count);
+            std::vector<value> in;
+            if constexpr (std::is_same<P, sf::int8>::value) in = make_input_int8<Cfg>(kind);
+            else in = make_input<Cfg>(kind);
+            std::copy(in.begin(), in.end(), x.begin() + b * sequence);
+            mask_bytes[b] = make_mask(kind, Cfg::seq_len, lens[b]);
+            masks[b] = as_key_mask(mask_bytes[b]);
+            sf::status s = sf::status::ok;
+            const std::vector<unsigned char> one = output_bytes<Cfg, P, Backend>(kind, lens[b], s);
+            expected.insert(expected.end(), one.begin(), one.end());
+            if (s != sf::status::ok) expected_status = s;
+        }
+        std::vector<value> y(x.size(), value(99));
+        const sf::status serial = sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), lens.data(),
+                                                             count, masks.data());
+        if (bytes_of(y) != expected || serial != expected_status) ++mismatches;
+        std::fill(y.begin(), y.end(), value(99));
+        const sf::status parallel = sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(),
+                                                               lens.data(), count, masks.data(), exec);
+        if (bytes_of(y) != expected || parallel != expected_status) ++mismatches;
+        const sf::status in_place = sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), x.data(),
+                                                               lens.data(), count, masks.data());
+        if (bytes_of(x) != expected || in_place != expected_status) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0) << precision_name<P> << ", batches of 1.." << Batch << ", " << Workers << " workers ("
+                             << exec.name() << ")";
+}
+
+template <class Cfg, class P, class Backend>
+void expect_batches() {
+    for (bool openmp : {false, true}) {
+        if (openmp && !have_openmp) continue;
+        expect_batch_equals_single_calls<Cfg, P, Backend, 5, 2>(openmp);
+        expect_batch_equals_single_calls<Cfg, P, Backend, 4, 3>(openmp);
+    }
+}
+
+#define BATCH_TEST(name)                              \
+    TEST(ReentrancyBatch, name) {                     \
+        expect_batches<name, sf::f32, dflt>();        \
+        expect_batches<name, sf::int8, dflt>();       \
+    }
+BATCH_TEST(odd_pre_gelu)
+BATCH_TEST(tanh_post)
+BATCH_TEST(tiny_pre_gelu)
+BATCH_TEST(causal_pre)
+BATCH_TEST(swiglu_causal)
+BATCH_TEST(rope_neobert)
+BATCH_TEST(rope_interleaved_post)
+BATCH_TEST(single)
+#undef BATCH_TEST
+TEST(ReentrancyBatch, OtherBackendsAndF16) {
+    expect_batches<odd_pre_gelu, sf::f16, dflt>();
+    expect_batches<rope_neobert, sf::f32, ref>();
+    expect_batches<swiglu_causal, sf::int8, ref>();
+}
+
+// A bad batch call writes nothing and names the fault: the batch size, a null pointer, any
+// sequence's length, mask or input values, overlapping buffers.
+TEST(ReentrancyBatch, BadCallsWriteNothing) {
+    using Cfg = odd_pre_gelu;
+    constexpr std::size_t sequence = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static sf::batch_workspace_for<Cfg, 3, dflt> ws;
+    const auto& w = weights_for<Cfg, sf::f32>();
+    const std::vector<float> one = make_input<Cfg>(input_kind::normal);
+    std::vector<float> x;
+    for (int b = 0; b < 3; ++b) x.insert(x.end(), one.begin(), one.end());
+    std::vector<float> y(x.size(), 5.0f);
+    const std::vector<float> untouched = y;
+    int lens[3] = {Cfg::seq_len, 2, 1};
+    const auto call = [&](int count, const sf::key_padding_mask* masks = nullptr) {
+        return sf::forward_batch<dflt>(w, ws, x.data(), y.data(), lens, count, masks);
+    };
+    EXPECT_EQ(call(0), sf::status::bad_batch_size);
+    EXPECT_EQ(call(4), sf::status::bad_batch_size);
+    EXPECT_EQ(sf::forward_batch<dflt>(w, ws, x.data(), y.data(), nullptr, 2), sf::status::null_pointer);
+    EXPECT_EQ(sf::forward_batch<dflt>(w, ws, x.data(), x.data() + 1, lens, 3), sf::status::overlapping_buffers);
+    lens[2] = Cfg::seq_len + 1;
+    EXPECT_EQ(call(3), sf::status::bad_valid_len);
+    lens[2] = 0;
+    EXPECT_EQ(call(3), sf::status::bad_valid_len);
+    lens[2] = 1;
+    const std::uint8_t all[Cfg::seq_len] = {1, 1, 1, 1, 1, 1, 1};
+    const sf::key_padding_mask masks[3] = {{}, {}, {all, Cfg::seq_len}};
+    EXPECT_EQ(call(3, masks), sf::status::all_keys_masked);
+    const sf::key_padding_mask short_mask[3] = {{all, 1}, {}, {}};
+    EXPECT_EQ(call(3, short_mask), sf::status::bad_mask_length);
+    x[2 * sequence] = std::numeric_limits<float>::infinity();  // the last sequence's first value
+    EXPECT_EQ(call(3), sf::status::non_finite_input);
+    EXPECT_EQ(y, untouched);
+    EXPECT_EQ(call(2), sf::status::ok);  // the first two do not read it
+}

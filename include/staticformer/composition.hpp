@@ -13,11 +13,16 @@
 // The block input is the stream itself (post-norm) or its LayerNorm (pre-norm). Rotary
 // positions turn the keys and queries right after their projections, each by its row's position
 // (row_positions: a stored key keeps its row's, whatever the mask compacted).
+// Each row's values depend on its own row and the stored keys only, never on the tiles: a stage's
+// tiles may run in any order, any number of rows each, on several workers (serial_tiles,
+// parallel_tiles), with the same bytes. A batch of sequences runs as one stream of packed rows
+// (batch_rows): each sequence's keys are stored apart and each row attends its own sequence's.
 #pragma once
 
 #include <cstring>
 
 #include "mask.hpp"
+#include "parallel.hpp"
 
 namespace staticformer {
 namespace detail {
@@ -31,6 +36,36 @@ template <int Tile, class F>
 inline void each_tile(int n, F&& f) {
     for (int r0 = 0; r0 < n; r0 += Tile) f(r0, n - r0 < Tile ? n - r0 : Tile);
 }
+
+// The tiles of a stage on one worker: f(lane, r0, rows) for each tile, lane a workspace view
+// (a precision's tile buffers and the shared keys).
+template <int Tile, class Lane>
+struct serial_tiles {
+    Lane lane;
+    Lane& first() noexcept { return lane; }
+    template <class F>
+    void each(int n, F&& f) {
+        each_tile<Tile>(n, [&](int r0, int rows) { f(lane, r0, rows); });
+    }
+};
+
+// The tiles of a stage on up to Workers workers through the caller's executor (parallel.hpp):
+// n rows cut into one tile per worker (at most Tile rows each), worker i on lane i.
+template <int Tile, class Lane, class Executor>
+struct parallel_tiles {
+    Lane* lanes;
+    int workers;
+    Executor& exec;
+    template <class F>
+    void each(int n, F&& f) {
+        const int per_worker = (n + workers - 1) / workers, rows = per_worker < Tile ? per_worker : Tile;
+        const int tiles = (n + rows - 1) / rows, tasks = tiles < workers ? tiles : workers;
+        const auto task = [&](int i) {
+            for (int r0 = i * rows; r0 < n; r0 += tasks * rows) f(lanes[i], r0, n - r0 < rows ? n - r0 : rows);
+        };
+        exec(tasks, parallel_task(task));
+    }
+};
 
 // The keys the query rows of a tile [r0, ...) attend. The keys are stored compacted: the kept
 // ones among the valid rows, in their order.
@@ -51,15 +86,43 @@ struct tile_keys {
         return keys;
     }
 };
+// A batch's sequences with their valid rows packed one after the other: sequence b's length[b]
+// rows from packed row start[b], its keys kept by mask[b]. One sequence is a batch of one.
+struct batch_rows {
+    const int* start;
+    const int* length;
+    const kept_keys* mask;
+    int count;
+
+    // f(b, r0, offset, rows) for each sequence b that the packed rows [t0, t0 + rows) meet: its
+    // rows [r0, r0 + rows), at row `offset` of the tile.
+    template <class F>
+    void each_segment(int t0, int rows, F&& f) const {
+        for (int b = 0; b < count; ++b) {
+            const int lo = t0 > start[b] ? t0 : start[b], end = start[b] + length[b];
+            const int hi = t0 + rows < end ? t0 + rows : end;
+            if (lo < hi) f(b, lo - start[b], lo - t0, hi - lo);
+        }
+    }
+};
+
 // The sequence positions of the rows a step gets, from row r0 on: every row, or where rows were
 // gathered (keys of a masked sequence), the kept ones (rotary positions turn each by its own).
+// With a batch, r0 is a packed row and each row's position is its own sequence's.
 struct row_positions {
     int r0;
     kept_keys rows;  // the rows present (no mask: all)
+    const batch_rows* batch = nullptr;
 
     // f(r, position) for each of the first `count` rows present.
     template <class F>
     void each(int count, F&& f) const {
+        if (batch != nullptr) {
+            batch->each_segment(r0, count, [&](int, int p0, int offset, int rows) {
+                for (int r = 0; r < rows; ++r) f(offset + r, p0 + r);
+            });
+            return;
+        }
         for (int r = 0, p = r0; r < count; ++p)
             if (rows.kept(p)) f(r++, p);
     }
@@ -98,39 +161,48 @@ struct composition {
         return count;
     }
 
-    // Keys and values of the valid rows whose keys are kept, stored one after the other;
-    // returns how many.
-    static int store_keys_and_values(const layer& w, value* y, int n, kept_keys mask, workspace& ws) noexcept {
-        int stored = 0;
-        each_tile<T>(n, [&](int r0, int rows) {
-            const value* x = y + r0 * D;
-            if (mask.masked != nullptr) {
-                rows = gather_kept(x, r0, rows, mask, ws);
-                x = Steps::normed(ws);
-            }
-            const row_positions at{r0, mask};
-            if (rows > 0)
-                Steps::keys_and_values(w, block_input(w, before_attention{}, x, rows, ws), rows, at, stored, ws);
-            stored += rows;
-        });
-        return stored;
+    // Keys and values of rows [r0, r0 + rows) of a sequence (at y) whose keys mask keeps,
+    // stored from the count kept before them on.
+    static void store_tile(const layer& w, const value* y, int r0, int rows, kept_keys mask, workspace& ws) noexcept {
+        rows = rows < T ? rows : T;  // (a segment of a tile never is longer: said for GCC's -Warray-bounds)
+        const value* x = y + r0 * D;
+        if (mask.masked != nullptr) {
+            rows = gather_kept(x, r0, rows, mask, ws);
+            x = Steps::normed(ws);
+        }
+        if (rows > 0)
+            Steps::keys_and_values(w, block_input(w, before_attention{}, x, rows, ws), rows, {r0, mask},
+                                   mask.kept_before(r0), ws);
     }
 
-    static void attention_block(const layer& w, value* y, int n, kept_keys mask, workspace& ws) noexcept {
-        tile_keys keys{store_keys_and_values(w, y, n, mask, ws), mask, 0, 0};
-        each_tile<T>(n, [&](int r0, int rows) {
-            value* x = y + r0 * D;
-            value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, {r0, {}}, ws);
-            keys.r0 = r0;
-            Steps::attend(w, q, keys, rows, ws);  // their context in place of the queries
-            for (int r = 0; r < rows; ++r) keys.kept_before += mask.kept(r0 + r);
+    // Each sequence's keys and values into its own (Steps::sequence), then each tile's queries,
+    // the attention of each of its sequences' rows over their own keys, the output projection.
+    template <class Tiles>
+    static void attention_block(const layer& w, value* y, int n, const batch_rows& batch, Tiles& tiles) noexcept {
+        tiles.each(n, [&](workspace& ws, int t0, int rows) {
+            batch.each_segment(t0, rows, [&](int b, int r0, int, int count) {
+                workspace sequence = Steps::sequence(ws, b, 0);
+                store_tile(w, y + batch.start[b] * D, r0, count, batch.mask[b], sequence);
+            });
+        });
+        tiles.each(n, [&](workspace& ws, int t0, int rows) {
+            value* x = y + t0 * D;
+            const row_positions at{t0, {}, &batch};
+            value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, at, ws);
+            batch.each_segment(t0, rows, [&](int b, int r0, int offset, int count) {
+                const kept_keys mask = batch.mask[b];
+                const tile_keys keys{mask.kept_before(batch.length[b]), mask, r0, mask.kept_before(r0)};
+                workspace sequence = Steps::sequence(ws, b, offset);
+                Steps::attend(w, q + offset * D, keys, count, sequence);  // context in place of q
+            });
             Steps::add_output_projection(w, q, rows, x, ws);
             if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_attention{}, x, rows, x);
         });
     }
 
-    static void feed_forward_block(const layer& w, value* y, int n, workspace& ws) noexcept {
-        each_tile<T>(n, [&](int r0, int rows) {
+    template <class Tiles>
+    static void feed_forward_block(const layer& w, value* y, int n, Tiles& tiles) noexcept {
+        tiles.each(n, [&](workspace& ws, int r0, int rows) {
             value* x = y + r0 * D;
             value* hidden = Steps::hidden(w, block_input(w, before_feed_forward{}, x, rows, ws), rows, ws);
             Steps::add_feed_forward_output(w, hidden, rows, x, ws);
@@ -138,16 +210,46 @@ struct composition {
         });
     }
 
-    // y holds the input rows [0, n); the stream is updated in place. mask: whose keys attention
-    // sees (checked: at least one of the valid rows').
-    template <class Weights>
-    static void run(const Weights& w, value* y, int n, kept_keys mask, workspace& ws) noexcept {
+    // The batch's packed rows (n of them) are in y, the stream updated in place. Each
+    // sequence's mask: whose keys attention sees (checked: at least one of its valid rows').
+    // tiles: serial_tiles or parallel_tiles.
+    template <class Weights, class Tiles>
+    static void run(const Weights& w, value* y, int n, const batch_rows& batch, Tiles&& tiles) noexcept {
+        for (int b = 0; b < batch.count; ++b) Steps::start(Steps::sequence(tiles.first(), b, 0));
         for (int l = 0; l < Cfg::layers; ++l) {
-            attention_block(w.layer[l], y, n, mask, ws);
-            feed_forward_block(w.layer[l], y, n, ws);
+            attention_block(w.layer[l], y, n, batch, tiles);
+            feed_forward_block(w.layer[l], y, n, tiles);
         }
         if constexpr (Cfg::has_final_norm)
-            each_tile<T>(n, [&](int r0, int rows) { Steps::final_norm(w, y + r0 * D, rows); });
+            tiles.each(n, [&](workspace&, int r0, int rows) { Steps::final_norm(w, y + r0 * D, rows); });
+    }
+    // One sequence: y holds its n valid rows.
+    template <class Weights, class Tiles>
+    static void run(const Weights& w, value* y, int n, kept_keys mask, Tiles&& tiles) noexcept {
+        const int start = 0;
+        run(w, y, n, batch_rows{&start, &n, &mask, 1}, tiles);
+    }
+    // The tiles of one worker, on the first lane of a workspace.
+    template <class Storage>
+    static serial_tiles<T, workspace> one_worker(Storage& ws) noexcept {
+        return {Steps::lane(ws, 0)};
+    }
+    // The tiles of every worker of a workspace, through the caller's executor.
+    template <class Storage, class Executor>
+    struct all_workers {
+        workspace lanes[Storage::workers];
+        parallel_tiles<T, workspace, Executor> tiles;
+        all_workers(Storage& ws, Executor& exec) noexcept : tiles{lanes, Storage::workers, exec} {
+            for (int i = 0; i < Storage::workers; ++i) lanes[i] = Steps::lane(ws, i);
+        }
+        all_workers(const all_workers&) = delete;
+        workspace& first() noexcept { return lanes[0]; }
+        template <class F>
+        void each(int n, F&& f) { tiles.each(n, f); }
+    };
+    template <class Storage, class Executor>
+    static all_workers<Storage, Executor> workers(Storage& ws, Executor& exec) noexcept {
+        return {ws, exec};
     }
 };
 

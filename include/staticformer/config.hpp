@@ -399,10 +399,16 @@ struct is_encoder_config<encoder_config<D, H, F, S, L, O...>> : std::true_type {
 // simd_tile_rows rows, so that every weight matrix streamed from memory serves that many rows
 // (bench/RESULTS.md, "Tile: RAM against speed"; it costs tile x d_ff floats of workspace).
 constexpr int simd_tile_rows = 128;
+// The same for passes of up to Rows rows (a batch's, or a worker's share: parallel.hpp).
+template <class Cfg, class Backend, int Rows>
+constexpr int tile_for_rows = Cfg::tile_chosen || !std::is_same<Backend, simd>::value
+                                  ? (Cfg::tile < Rows ? Cfg::tile : Rows)
+                                  : (Rows < simd_tile_rows ? Rows : simd_tile_rows);
 template <class Cfg, class Backend>
-constexpr int tile_for = Cfg::tile_chosen || !std::is_same<Backend, simd>::value ? Cfg::tile
-                         : Cfg::seq_len < simd_tile_rows                         ? Cfg::seq_len
-                                                                                 : simd_tile_rows;
+constexpr int tile_for = tile_for_rows<Cfg, Backend, Cfg::seq_len>;
+// The tile of each of Workers workers sharing Rows rows (parallel.hpp).
+template <class Cfg, class Backend, int Rows, int Workers>
+constexpr int worker_tile = tile_for_rows<Cfg, Backend, (Rows + Workers - 1) / Workers>;
 
 template <class P>
 constexpr bool is_precision =

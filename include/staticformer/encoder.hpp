@@ -20,8 +20,8 @@ namespace staticformer {
 template <class P>
 struct precision_traits {
     using value = float;
-    template <class Cfg, int Tile>
-    using workspace = staticformer::workspace<Cfg, Tile>;
+    template <class Cfg, int Tile, int Workers = 1>
+    using workspace = staticformer::workspace<Cfg, Tile, Workers>;
     template <class Backend>
     using kernels = kernel_set<Backend>;
     template <class Cfg, class K, int Tile>
@@ -30,8 +30,8 @@ struct precision_traits {
 template <>
 struct precision_traits<int8> {
     using value = std::int8_t;
-    template <class Cfg, int Tile>
-    using workspace = workspace_int8<Cfg, Tile>;
+    template <class Cfg, int Tile, int Workers = 1>
+    using workspace = workspace_int8<Cfg, Tile, Workers>;
     template <class Backend>
     using kernels = int8_kernel_set<Backend>;
     template <class Cfg, class K, int Tile>
@@ -41,14 +41,14 @@ struct precision_traits<int8> {
 // Runs one forward pass through the encoders' one composition with kernel set K: a backend's
 // kernel_set<B> / int8_kernel_set<B>, or a type derived from one that observes or replaces some
 // kernels (profilers, calibration, benchmarks). The same checks and results as forward<B>().
-template <class K, class Cfg, class P, int Tile>
-inline status forward_with(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
-                           int valid_len, key_padding_mask mask = {}) noexcept {
+template <class K, class Cfg, class P, int Tile, int Workers>
+inline status forward_with(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x,
+                           float* y, int valid_len, key_padding_mask mask = {}) noexcept {
     return detail::forward<Cfg, K>(w, ws, x, y, valid_len, mask);
 }
-template <class K, class Cfg, int Tile>
-inline status forward_with(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
-                           std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
+template <class K, class Cfg, int Tile, int Workers>
+inline status forward_with(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
+                           const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
     return detail::forward_int8<Cfg, K, Tile>(w, ws, x, y, valid_len, mask);
 }
 

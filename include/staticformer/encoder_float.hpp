@@ -10,6 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "batch.hpp"
 #include "call_checks.hpp"
 #include "composition.hpp"
 #include "config.hpp"
@@ -30,25 +31,46 @@ namespace staticformer {
 //           followed by the attention scores of a block of rows; or the FFN hidden layer of a tile
 //           (glu: both halves, [a | b] per row)
 // Tile is the number of rows of a tile (config.hpp, tile_for): workspace_for<Cfg, Backend> is
-// the workspace an encoder<Cfg, P, Backend> holds. Any tile gives the same results.
-template <class Cfg, int Tile = Cfg::tile>
+// the workspace an encoder<Cfg, P, Backend> holds. Any tile gives the same results. Workers:
+// how many threads a pass may run on (parallel.hpp), each with tile buffers of its own. Batch:
+// how many sequences one call may run (forward_batch), each with keys and values of its own.
+template <class Cfg, int Tile = Cfg::tile, int Workers = 1, int Batch = 1>
 struct workspace {
-    static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
+    static_assert(Tile > 0 && Tile <= Cfg::seq_len * Batch, "a tile holds between 1 and seq_len x batch rows");
+    static_assert(Workers >= 1, "a workspace has at least one worker");
+    static_assert(Batch >= 1, "a workspace holds at least one sequence");
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
-    static constexpr int tile = Tile;
+    static constexpr int tile = Tile, workers = Workers, batch = Batch;
     // Attention runs on blocks of up to attention_rows query rows, a row of scores for each.
     static constexpr int attention_rows = T < 8 ? T : 8;
     static constexpr int F1 = Cfg::ff1_width;  // the FFN's first matrix's outputs (glu: 2 F)
     static constexpr int wide_floats = T * F1 > T * D + attention_rows * S ? T * F1 : T * D + attention_rows * S;
     static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
-    alignas(64) float keys_t[KV * S];  // keys transposed: keys_t[c * S + j], c = key head * head_dim + d
-    alignas(64) float values[S * KV];  // values[j * KV + c]
-    alignas(64) float narrow[T * D];
-    alignas(64) float wide[wide_floats];
+    struct tile_buffers {
+        alignas(64) float narrow[T * D];
+        alignas(64) float wide[wide_floats];
+    };
+    // Each sequence's keys and values, one sequence after the other:
+    alignas(64) float keys_t[Batch * KV * S];  // keys transposed: keys_t[c * S + j], c = key head * head_dim + d
+    alignas(64) float values[Batch * S * KV];  // values[j * KV + c]
+    tile_buffers lane[Workers];
 };
 
 template <class Cfg, class Backend = default_backend>
 using workspace_for = workspace<Cfg, tile_for<Cfg, Backend>>;
+
+// The workspace of a pass on up to Workers threads: a tile of seq_len / Workers rows each (at
+// most Backend's tile), so that a full sequence gives every worker the same rows.
+template <class Cfg, int Workers, class Backend = default_backend>
+using parallel_workspace_for =
+    workspace<Cfg, worker_tile<Cfg, Backend, Cfg::seq_len, Workers>, Workers>;
+
+// The workspace of forward_batch for up to Batch sequences on Workers threads: the tile of
+// Batch x seq_len rows (simd: up to simd_tile_rows rows of any sequences, so that each weight
+// matrix streamed serves them all), shared among the workers.
+template <class Cfg, int Batch, class Backend = default_backend, int Workers = 1>
+using batch_workspace_for =
+    workspace<Cfg, worker_tile<Cfg, Backend, Batch * Cfg::seq_len, Workers>, Workers, Batch>;
 
 namespace detail {
 
@@ -113,8 +135,25 @@ struct float_steps {
     static constexpr int KV = Cfg::kv_dim, QKV = Cfg::qkv_width;  // key (and value) columns; all three projections
     using value = float;
     using layer = layer_weights<Cfg, Element>;
-    using workspace = staticformer::workspace<Cfg, Tile>;
+    static constexpr int attention_block = Tile < 8 ? Tile : 8;  // (the workspace's attention_rows)
+    // What one worker's steps see of a workspace: the keys and values, and its tile buffers.
+    struct workspace {
+        float* keys_t;
+        float* values;
+        float* narrow;
+        float* wide;
+    };
+    template <int Workers, int Batch>
+    static workspace lane(staticformer::workspace<Cfg, Tile, Workers, Batch>& ws, int i) noexcept {
+        return {ws.keys_t, ws.values, ws.lane[i].narrow, ws.lane[i].wide};
+    }
+    // A lane's view with the keys and values of sequence b of a batch (offset: the tile row of
+    // the sequence's first; a float step gets its queries' address as an argument).
+    static workspace sequence(const workspace& ws, int b, int) noexcept {
+        return {ws.keys_t + b * KV * S, ws.values + b * S * KV, ws.narrow, ws.wide};
+    }
 
+    static void start(const workspace&) noexcept {}
     static float* normed(workspace& ws) noexcept { return ws.narrow; }
     // LayerNorm, or RMSNorm (a kernel set's layer_norm<N, true>; one without it runs LayerNorm configurations).
     static void norm(const float* x, int rows, const Element* gamma, const Element* beta, float* y,
@@ -163,7 +202,7 @@ struct float_steps {
         return ws.wide;
     }
     static void attend(const layer&, float* q, const tile_keys& keys, int rows, workspace& ws) noexcept {
-        attention_rows<Cfg, K, workspace::attention_rows>(q, keys, rows, ws.keys_t, ws.values, ws.wide + T * D);
+        attention_rows<Cfg, K, attention_block>(q, keys, rows, ws.keys_t, ws.values, ws.wide + T * D);
     }
     static void add_output_projection(const layer& w, const float* q, int rows, float* x, workspace& ws) noexcept {
         K::template linear<D, D>(q, rows, &w.out_w[0][0], values_of(w.out_b), ws.narrow);  // the LayerNorm is spent
@@ -192,12 +231,11 @@ struct float_steps {
 };
 
 // Validates the call and the input values, stages the input into y, and runs the composition
-// with kernel set K. NaN and infinity: refused in the input (nothing written); a pass that
-// overflows returns non_finite_output with every valid value the canonical NaN, so every
-// backend gives the same bytes and no caller reads a silent NaN as a result.
-template <class Cfg, class K, class P, int Tile>
-inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
-                      int valid_len, key_padding_mask mask) noexcept {
+// (run(y, valid_len, kept_keys)). NaN and infinity: refused in the input (nothing written); a
+// pass that overflows returns non_finite_output with every valid value the canonical NaN, so
+// every backend gives the same bytes and no caller reads a silent NaN as a result.
+template <class Cfg, class Run>
+inline status checked_pass_float(const float* x, float* y, int valid_len, key_padding_mask mask, Run&& run) noexcept {
     status s = check_call<Cfg>(x, y, sizeof(float), valid_len);
     if (s == status::ok) s = check_mask<Cfg::seq_len>(mask, valid_len);
     if (s != status::ok) return s;
@@ -206,8 +244,45 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws
     if (!math::all_finite(x, valid)) return status::non_finite_input;
     if (x != y) std::memmove(y, x, valid * sizeof(float));  // (no overlap here; memmove keeps GCC's -Wrestrict quiet)
     std::memset(y + valid, 0, (count - valid) * sizeof(float));  // padded rows: zero, no work
-    composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>::run(w, y, valid_len, {mask.masked, 0}, ws);
+    run(y, valid_len, kept_keys{mask.masked, 0});
     return math::canonicalize_non_finite(y, valid) ? status::ok : status::non_finite_output;
+}
+
+// One pass with kernel set K on the workspace's first worker.
+template <class Cfg, class K, class P, int Tile, int Workers>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x, float* y,
+                      int valid_len, key_padding_mask mask) noexcept {
+    using C = composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>;
+    return checked_pass_float<Cfg>(x, y, valid_len, mask,
+                              [&](float* s, int n, kept_keys m) { C::run(w, s, n, m, C::one_worker(ws)); });
+}
+// One pass with kernel set K on every worker of the workspace, through exec (parallel.hpp).
+template <class Cfg, class K, class P, int Tile, int Workers, class Executor>
+inline status forward_parallel(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x,
+                               float* y, int valid_len, key_padding_mask mask, Executor& exec) noexcept {
+    using C = composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>;
+    return checked_pass_float<Cfg>(x, y, valid_len, mask,
+                              [&](float* s, int n, kept_keys m) { C::run(w, s, n, m, C::workers(ws, exec)); });
+}
+
+// A batch (batch.hpp) with kernel set K, its encoder on tiles(ws): the checks and the input
+// values of every sequence first; each sequence that overflows gets canonical NaNs.
+template <class Cfg, class K, class P, int Tile, int Workers, int Batch, class MakeTiles>
+inline status checked_batch_float(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers, Batch>& ws,
+                                  const float* x, float* y, const int* valid_lens, int count,
+                                  const key_padding_mask* masks, MakeTiles&& tiles) noexcept {
+    constexpr std::size_t D = Cfg::d_model, sequence = std::size_t(Cfg::seq_len) * D;
+    const status s = check_batch<Cfg, Batch>(x, y, sizeof(float), valid_lens, count, masks);
+    if (s != status::ok) return s;
+    for (int b = 0; b < count; ++b)
+        if (!math::all_finite(x + b * sequence, valid_lens[b] * D)) return status::non_finite_input;
+    using C = composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>;
+    run_packed<Cfg, Batch>(x, y, valid_lens, count, masks, 0, [&](float* rows, int n, const batch_rows& batch) {
+        C::run(w, rows, n, batch, tiles(ws, C{}));
+    });
+    bool finite = true;
+    for (int b = 0; b < count; ++b) finite = math::canonicalize_non_finite(y + b * sequence, valid_lens[b] * D) && finite;
+    return finite ? status::ok : status::non_finite_output;
 }
 
 }  // namespace detail
@@ -219,11 +294,44 @@ inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws
 // f16 (encoder_weights<Cfg, f32> or <Cfg, f16>); activations are float either way. A NaN or
 // infinity in the valid input rows returns non_finite_input (y untouched); a pass that overflows,
 // non_finite_output (every valid value of y the canonical NaN, math/finite.hpp).
-template <class Backend = default_backend, class Cfg, class P, int Tile>
-inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile>& ws, const float* x, float* y,
+template <class Backend = default_backend, class Cfg, class P, int Tile, int Workers>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x, float* y,
                       int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask);
+}
+// The same pass split across the workspace's Workers threads by the caller's executor
+// (parallel.hpp; parallel_workspace_for sizes the workspace): the same bytes as forward above.
+template <class Backend = default_backend, class Cfg, class P, int Tile, int Workers, class Executor>
+inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x, float* y,
+                      int valid_len, key_padding_mask mask, Executor&& exec) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::forward_parallel<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask, exec);
+}
+
+// A batch of `count` sequences in one call: x and y hold count x seq_len x d_model floats
+// (sequence b from b x seq_len rows), valid_lens[b] and masks[b] (masks may be null: none) as for
+// one call; the workspace holds up to Batch sequences (batch_workspace_for). Each sequence's
+// output bytes are those of its own forward(). Any invalid sequence's status is returned before
+// anything is written; non_finite_output when a sequence overflows (its values canonical NaNs,
+// the others' exact).
+template <class Backend = default_backend, class Cfg, class P, int Tile, int Workers, int Batch>
+inline status forward_batch(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers, Batch>& ws, const float* x,
+                            float* y, const int* valid_lens, int count,
+                            const key_padding_mask* masks = nullptr) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::checked_batch_float<Cfg, kernel_set<Backend>>(
+        w, ws, x, y, valid_lens, count, masks, [](auto& storage, auto c) { return decltype(c)::one_worker(storage); });
+}
+// The same batch split across the workspace's Workers threads by the caller's executor.
+template <class Backend = default_backend, class Cfg, class P, int Tile, int Workers, int Batch, class Executor>
+inline status forward_batch(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers, Batch>& ws, const float* x,
+                            float* y, const int* valid_lens, int count, const key_padding_mask* masks,
+                            Executor&& exec) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::checked_batch_float<Cfg, kernel_set<Backend>>(
+        w, ws, x, y, valid_lens, count, masks,
+        [&](auto& storage, auto c) { return decltype(c)::workers(storage, exec); });
 }
 
 }  // namespace staticformer

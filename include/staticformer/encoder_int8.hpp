@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "batch.hpp"
 #include "call_checks.hpp"
 #include "composition.hpp"
 #include "config.hpp"
@@ -17,29 +18,62 @@
 namespace staticformer {
 
 // All activation memory of one int8 forward pass; the caller's output buffer holds the stream.
-// Tile: rows per tile, as for the float workspace (encoder.hpp).
-template <class Cfg, int Tile = Cfg::tile>
+// Tile: rows per tile, as for the float workspace (encoder.hpp); Workers: threads a pass may run
+// on (parallel.hpp), each with tile buffers of its own; Batch: sequences a call may run
+// (forward_batch), each with keys and values of its own.
+template <class Cfg, int Tile = Cfg::tile, int Workers = 1, int Batch = 1>
 struct workspace_int8 {
-    static_assert(Tile > 0 && Tile <= Cfg::seq_len, "a tile holds between 1 and seq_len rows");
+    static_assert(Tile > 0 && Tile <= Cfg::seq_len * Batch, "a tile holds between 1 and seq_len x batch rows");
+    static_assert(Workers >= 1, "a workspace has at least one worker");
+    static_assert(Batch >= 1, "a workspace holds at least one sequence");
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
-    static constexpr int tile = Tile;
+    static constexpr int tile = Tile, workers = Workers, batch = Batch;
     static constexpr int value_rows = S + S % 2;  // even: a kernel set may store values in pairs of rows
     // (query row, head) pairs whose attention runs together, stage by stage: 8 with tiles of at
     // least 8 rows (the simd default), 1 with smaller tiles (firmware RAM).
     static constexpr int attention_batch = Tile >= 8 ? 8 : 1;
     static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
-    alignas(64) std::int8_t keys_t[KV * S];           // keys, in the kernel set's layout (K::store_keys)
-    alignas(64) std::int8_t values[value_rows * KV];  // values, in the kernel set's layout (K::store_values)
-    alignas(64) std::int8_t normed[T * D];            // LayerNorm of a tile (pre-norm)
-    alignas(64) std::int8_t query[T * D];             // queries of a tile, overwritten head by head by their context
-    alignas(64) std::int8_t proj[T * D];              // keys, then values of a tile; output projection, FFN output
-    alignas(64) std::int8_t hidden[T * Cfg::ff1_width];  // FFN hidden layer of a tile (glu: [a | b] rows)
-    alignas(64) std::int32_t scores[attention_batch * S];  // rows of attention scores, then their exponentials
-    alignas(64) std::int16_t probs[attention_batch * S];   // rows of Q15 attention probabilities
+    struct tile_buffers {
+        alignas(64) std::int8_t normed[T * D];               // LayerNorm of a tile (pre-norm)
+        alignas(64) std::int8_t query[T * D];                // queries of a tile, overwritten head by head by their context
+        alignas(64) std::int8_t proj[T * D];                 // keys, then values of a tile; output projection, FFN output
+        alignas(64) std::int8_t hidden[T * Cfg::ff1_width];  // FFN hidden layer of a tile (glu: [a | b] rows)
+        alignas(64) std::int32_t scores[attention_batch * S];  // rows of attention scores, then their exponentials
+        alignas(64) std::int16_t probs[attention_batch * S];   // rows of Q15 attention probabilities
+    };
+    // Each sequence's keys and values, one sequence after the other:
+    alignas(64) std::int8_t keys_t[Batch * KV * S];           // keys, in the kernel set's layout (K::store_keys)
+    alignas(64) std::int8_t values[Batch * value_rows * KV];  // values, in the kernel set's layout (K::store_values)
+    tile_buffers lane[Workers];
 };
 
 template <class Cfg, class Backend = default_backend>
 using workspace_int8_for = workspace_int8<Cfg, tile_for<Cfg, Backend>>;
+
+// The int8 workspaces of a pass on up to Workers threads and of forward_batch (as
+// parallel_workspace_for and batch_workspace_for).
+template <class Cfg, int Workers, class Backend = default_backend>
+using parallel_workspace_int8_for =
+    workspace_int8<Cfg, worker_tile<Cfg, Backend, Cfg::seq_len, Workers>, Workers>;
+template <class Cfg, int Batch, class Backend = default_backend, int Workers = 1>
+using batch_workspace_int8_for =
+    workspace_int8<Cfg, worker_tile<Cfg, Backend, Batch * Cfg::seq_len, Workers>, Workers, Batch>;
+
+namespace detail {
+
+// What one worker's int8 steps see of a workspace: the keys and values, and its tile buffers.
+struct int8_lane {
+    std::int8_t* keys_t;
+    std::int8_t* values;
+    std::int8_t* normed;
+    std::int8_t* query;
+    std::int8_t* proj;
+    std::int8_t* hidden;
+    std::int32_t* scores;
+    std::int16_t* probs;
+};
+
+}  // namespace detail
 
 namespace detail {
 
@@ -52,10 +86,10 @@ namespace detail {
 // reference kernels' loops around it less well on Cortex-M.
 template <class Cfg, class K, int Tile>
 STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const tile_keys& keys, int rows,
-                                                  workspace_int8<Cfg, Tile>& ws) noexcept {
+                                                  int8_lane& ws) noexcept {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim, T = Tile;
     constexpr int KV = Cfg::kv_dim, group = Cfg::kv_group;  // query head h reads key and value head h / group
-    constexpr int B = workspace_int8<Cfg, Tile>::attention_batch;
+    constexpr int B = Tile >= 8 ? 8 : 1;  // (the workspace's attention_batch)
     if constexpr (B == 1) {
         for (int r = 0; r < rows; ++r) {
             const int n = keys.of_row<Cfg::is_causal>(r);
@@ -94,7 +128,23 @@ struct int8_steps {
     static constexpr int KV = Cfg::kv_dim;
     using value = std::int8_t;
     using layer = layer_weights_int8<Cfg>;
-    using workspace = workspace_int8<Cfg, Tile>;
+    using workspace = int8_lane;
+    static constexpr int values_rows = S + S % 2;  // (the workspace's value_rows)
+    template <int Workers, int Batch>
+    static workspace lane(workspace_int8<Cfg, Tile, Workers, Batch>& ws, int i) noexcept {
+        auto& t = ws.lane[i];
+        return {ws.keys_t, ws.values, t.normed, t.query, t.proj, t.hidden, t.scores, t.probs};
+    }
+    // A lane's view with the keys and values of sequence b of a batch, and its queries from the
+    // tile's row `offset` (attention reads the queries from the view).
+    static workspace sequence(const workspace& ws, int b, int offset) noexcept {
+        return {ws.keys_t + b * KV * S, ws.values + b * values_rows * KV, ws.normed, ws.query + offset * D,
+                ws.proj, ws.hidden, ws.scores, ws.probs};
+    }
+
+    // Before a pass: the values zeroed, so that a lone last key's partner in a paired layout
+    // (simd/attention_int8.hpp), read times a zero probability, is never undefined memory.
+    static void start(const workspace& ws) noexcept { std::memset(ws.values, 0, std::size_t(values_rows) * KV); }
 
     static std::int8_t* normed(workspace& ws) noexcept { return ws.normed; }
     static void layer_norm(const layer& w, before_attention, const value* x, int rows, value* y) noexcept {
@@ -163,18 +213,50 @@ struct int8_steps {
     }
 };
 
-// Validates the call, stages the input into y, runs the composition with kernel set K and
-// sets the padded rows to the output's zero point (the int8 code of 0.0).
-template <class Cfg, class K, int Tile>
-inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
-                           std::int8_t* y, int valid_len, key_padding_mask mask) noexcept {
+// Validates the call, stages the input into y, runs the composition (run(y, valid_len,
+// kept_keys)) and sets the padded rows to the output's zero point (the int8 code of 0.0).
+template <class Cfg, class Run>
+inline status checked_pass_int8(const encoder_weights<Cfg, int8>& w, const std::int8_t* x, std::int8_t* y, int valid_len,
+                           key_padding_mask mask, Run&& run) noexcept {
     status s = check_call<Cfg>(x, y, sizeof(std::int8_t), valid_len);
     if (s == status::ok) s = check_mask<Cfg::seq_len>(mask, valid_len);
     if (s != status::ok) return s;
     const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model, valid = std::size_t(valid_len) * Cfg::d_model;
     if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
-    composition<Cfg, int8_steps<Cfg, K, Tile>>::run(w, y, valid_len, {mask.masked, 0}, ws);
+    run(y, valid_len, kept_keys{mask.masked, 0});
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
+    return status::ok;
+}
+// One int8 pass with kernel set K on the workspace's first worker.
+template <class Cfg, class K, int Tile, int Workers>
+inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
+                           const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask) noexcept {
+    using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
+    return checked_pass_int8<Cfg>(w, x, y, valid_len, mask,
+                             [&](std::int8_t* s, int n, kept_keys m) { C::run(w, s, n, m, C::one_worker(ws)); });
+}
+// One int8 pass with kernel set K on every worker of the workspace, through exec.
+template <class Cfg, class K, int Tile, int Workers, class Executor>
+inline status forward_int8_parallel(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
+                                    const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
+                                    Executor& exec) noexcept {
+    using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
+    return checked_pass_int8<Cfg>(w, x, y, valid_len, mask,
+                             [&](std::int8_t* s, int n, kept_keys m) { C::run(w, s, n, m, C::workers(ws, exec)); });
+}
+
+// An int8 batch (batch.hpp) with kernel set K, its encoder on tiles(ws).
+template <class Cfg, class K, int Tile, int Workers, int Batch, class MakeTiles>
+inline status checked_batch_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers, Batch>& ws,
+                                 const std::int8_t* x, std::int8_t* y, const int* valid_lens, int count,
+                                 const key_padding_mask* masks, MakeTiles&& tiles) noexcept {
+    const status s = check_batch<Cfg, Batch>(x, y, sizeof(std::int8_t), valid_lens, count, masks);
+    if (s != status::ok) return s;
+    using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
+    run_packed<Cfg, Batch>(x, y, valid_lens, count, masks, static_cast<unsigned char>(w.output.zero_point),
+                           [&](std::int8_t* rows, int n, const batch_rows& batch) {
+                               C::run(w, rows, n, batch, tiles(ws, C{}));
+                           });
     return status::ok;
 }
 
@@ -183,11 +265,40 @@ inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<C
 // Runs one int8 forward pass with caller-owned workspace. x and y hold seq_len * d_model int8
 // values, row-major, quantised with w.input and w.output (quant/convert.hpp converts floats on
 // the host); y may equal x but must not partly overlap it. mask: as for float encoders.
-template <class Backend = default_backend, class Cfg, int Tile>
-inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile>& ws, const std::int8_t* x,
-                      std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
+template <class Backend = default_backend, class Cfg, int Tile, int Workers>
+inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
+                      const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::forward_int8<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len, mask);
+}
+// The same pass split across the workspace's Workers threads by the caller's executor
+// (parallel.hpp): the same bytes.
+template <class Backend = default_backend, class Cfg, int Tile, int Workers, class Executor>
+inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
+                      const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
+                      Executor&& exec) noexcept {
+    static_assert(detail::backend_check<int8, Backend>::value, "");
+    return detail::forward_int8_parallel<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len, mask, exec);
+}
+
+// A batch of int8 sequences in one call, as the float forward_batch (batch_workspace_int8_for).
+template <class Backend = default_backend, class Cfg, int Tile, int Workers, int Batch>
+inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers, Batch>& ws,
+                            const std::int8_t* x, std::int8_t* y, const int* valid_lens, int count,
+                            const key_padding_mask* masks = nullptr) noexcept {
+    static_assert(detail::backend_check<int8, Backend>::value, "");
+    return detail::checked_batch_int8<Cfg, int8_kernel_set<Backend>>(
+        w, ws, x, y, valid_lens, count, masks, [](auto& storage, auto c) { return decltype(c)::one_worker(storage); });
+}
+// The same batch split across the workspace's Workers threads by the caller's executor.
+template <class Backend = default_backend, class Cfg, int Tile, int Workers, int Batch, class Executor>
+inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers, Batch>& ws,
+                            const std::int8_t* x, std::int8_t* y, const int* valid_lens, int count,
+                            const key_padding_mask* masks, Executor&& exec) noexcept {
+    static_assert(detail::backend_check<int8, Backend>::value, "");
+    return detail::checked_batch_int8<Cfg, int8_kernel_set<Backend>>(
+        w, ws, x, y, valid_lens, count, masks,
+        [&](auto& storage, auto c) { return decltype(c)::workers(storage, exec); });
 }
 
 }  // namespace staticformer

@@ -31,6 +31,13 @@ struct kept_keys {
     const std::uint8_t* masked = nullptr;
     int first = 0;
     bool kept(int row) const noexcept { return masked == nullptr || row < first || masked[row - first] == 0; }
+    // How many of rows [0, end) are kept.
+    int kept_before(int end) const noexcept {
+        if (masked == nullptr) return end;
+        int count = 0;
+        for (int row = 0; row < end; ++row) count += kept(row);
+        return count;
+    }
 };
 
 // A mask for rows [0, valid) of at most Length entries: no mask, or a non-null one covering the

@@ -35,23 +35,35 @@ using model_output_t =
 template <class P>
 using activation_precision = std::conditional_t<std::is_same<P, int8>::value, int8, f32>;
 
-// All activation memory of one model pass: the encoder's workspace, the sequence (unless the
-// output is the sequence: then it is the caller's buffer), a tile of image patches, the pooled
-// row (with a head). Absent parts are one value.
+// The model's own activation memory: the sequence (unless the output is the sequence: then it
+// is the caller's buffer), a tile of image patches, the pooled row (with a head). Absent parts
+// are one value.
 template <class M, int Tile, class P = f32>
-struct model_workspace {
+struct model_buffers {
     static constexpr int D = M::d_model, S = M::seq_len;
     static constexpr bool pooled_output = M::pooling != pooling_kind::none;
     using value = typename precision_traits<P>::value;
-    typename precision_traits<P>::template workspace<typename M::encoder, Tile> encoder;
     alignas(64) value sequence[pooled_output ? S * D : 1];
     alignas(64) value patches[M::input == input_kind::patches ? Tile * M::features : 1];
     alignas(64) value pooled[M::has_head ? D : 1];
 };
 
+// All activation memory of one model pass: its buffers and the encoder's workspace (Workers:
+// threads a pass may run its encoder on, parallel.hpp).
+template <class M, int Tile, class P = f32, int Workers = 1>
+struct model_workspace : model_buffers<M, Tile, P> {
+    static constexpr int workers = Workers;
+    typename precision_traits<P>::template workspace<typename M::encoder, Tile, Workers> encoder;
+};
+
 // P: the weights' precision (f32 and f16 models share one float workspace).
 template <class M, class Backend = default_backend, class P = f32>
 using model_workspace_for = model_workspace<M, tile_for<typename M::encoder, Backend>, activation_precision<P>>;
+
+// The model workspace of a pass on up to Workers threads (as parallel_workspace_for).
+template <class M, int Workers, class Backend = default_backend, class P = f32>
+using parallel_model_workspace_for =
+    model_workspace<M, worker_tile<typename M::encoder, Backend, M::seq_len, Workers>, activation_precision<P>, Workers>;
 
 namespace detail {
 
@@ -85,7 +97,7 @@ struct float_model_steps {
     using Cfg = typename M::encoder;
     using value = float;
     using weights = model_weights<M, P>;
-    using workspace = model_workspace<M, Tile, f32>;
+    using workspace = model_buffers<M, Tile, f32>;
     using encoder_steps = float_steps<Cfg, K, weight_element_t<P>, Tile>;
     static constexpr int D = M::d_model, S = M::seq_len, T = Tile, first = M::has_cls ? 1 : 0;
 
@@ -144,7 +156,7 @@ struct int8_model_steps {
     using Cfg = typename M::encoder;
     using value = std::int8_t;
     using weights = model_weights<M, int8>;
-    using workspace = model_workspace<M, Tile, int8>;
+    using workspace = model_buffers<M, Tile, int8>;
     using encoder_steps = int8_steps<Cfg, K, Tile>;
     static constexpr int D = M::d_model, S = M::seq_len, T = Tile;
 
@@ -241,13 +253,14 @@ struct model_composition {
         }
     }
 
-    template <class Input, class Output>
+    // The whole pass; encoder: the encoder's tiles (composition.hpp: one worker or several).
+    template <class Input, class Output, class EncoderTiles>
     static void run(const weights& w, const Input* in, int valid_tokens, const std::uint8_t* masked, Output* out,
-                    workspace& ws) noexcept {
+                    workspace& ws, EncoderTiles&& encoder) noexcept {
         value* y = workspace::pooled_output ? ws.sequence : reinterpret_cast<value*>(out);
         const int n = embed_rows(w, in, valid_tokens, y, ws, [](const value*, int) {});
         const kept_keys mask{masked, first};  // the CLS row's key is kept
-        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, n, mask, ws.encoder);
+        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, n, mask, encoder);
         if constexpr (M::pooling == pooling_kind::none) Steps::pad(w, y, n);  // the output is the sequence
         back(w, y, n, mask, out, ws);
     }
@@ -272,14 +285,17 @@ inline status check_model_input(const model_input_t<M, P>* in, const void* out, 
     return status::ok;
 }
 
-// Validates the call and runs the model.
-template <class M, class K, class P, int Tile>
-inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
-                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
-                            key_padding_mask mask) noexcept {
+// Validates the call and runs the model, its encoder on tiles(workspace's encoder) (one worker
+// or all).
+template <class M, class K, class P, int Tile, int Workers, class EncoderTiles>
+inline status checked_model_pass(const model_weights<M, P>& w,
+                                 model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
+                                 const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
+                                 key_padding_mask mask, EncoderTiles&& tiles) noexcept {
     const status s = check_model_input<M, P>(in, out, valid_tokens, mask);
     if (s != status::ok) return s;
-    model_composition<M, typename model_steps_for<M, K, P, Tile>::type>::run(w, in, valid_tokens, mask.masked, out, ws);
+    model_composition<M, typename model_steps_for<M, K, P, Tile>::type>::run(w, in, valid_tokens, mask.masked, out, ws,
+                                                                           tiles(ws.encoder));
     if constexpr (std::is_same<P, int8>::value) {
         return status::ok;
     } else {
@@ -288,6 +304,30 @@ inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Til
                                         : M::output_values;
         return math::canonicalize_non_finite(out, outputs) ? status::ok : status::non_finite_output;
     }
+}
+
+template <class M, class K, class P, int Tile>
+using model_encoder_composition =
+    composition<typename M::encoder, typename model_steps_for<M, K, P, Tile>::type::encoder_steps>;
+
+// One model pass with kernel set K, its encoder on the workspace's first worker.
+template <class M, class K, class P, int Tile, int Workers>
+inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
+                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
+                            key_padding_mask mask) noexcept {
+    using C = model_encoder_composition<M, K, P, Tile>;
+    return checked_model_pass<M, K, P>(w, ws, in, out, valid_tokens, mask,
+                                       [](auto& encoder_ws) { return C::one_worker(encoder_ws); });
+}
+// The same on every worker of the workspace, through exec (parallel.hpp).
+template <class M, class K, class P, int Tile, int Workers, class Executor>
+inline status forward_model_parallel(const model_weights<M, P>& w,
+                                     model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
+                                     const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
+                                     key_padding_mask mask, Executor& exec) noexcept {
+    using C = model_encoder_composition<M, K, P, Tile>;
+    return checked_model_pass<M, K, P>(w, ws, in, out, valid_tokens, mask,
+                                       [&](auto& encoder_ws) { return C::workers(encoder_ws, exec); });
 }
 
 // The kernel set of a backend for precision P.
@@ -305,17 +345,27 @@ using kernel_set_for = typename precision_traits<P>::template kernels<Backend>;
 // returns non_finite_output with every output value (valid rows) the canonical NaN.
 // mask: torch's src_key_padding_mask over the input tokens (mask.hpp; a CLS row's key is always
 // kept): the masked tokens' keys get no attention and mean pooling leaves their rows out.
-template <class Backend = default_backend, class M, class P, int Tile>
-inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
+template <class Backend = default_backend, class M, class P, int Tile, int Workers>
+inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
                       const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens = M::input_tokens,
                       key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::forward_model<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, mask);
 }
+// The same pass, its encoder split across the workspace's Workers threads by the caller's
+// executor (parallel.hpp; parallel_model_workspace_for sizes the workspace): the same bytes.
+template <class Backend = default_backend, class M, class P, int Tile, int Workers, class Executor>
+inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
+                      const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
+                      key_padding_mask mask, Executor&& exec) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::forward_model_parallel<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, mask,
+                                                                                exec);
+}
 
 // The same with any kernel set K (profilers, tests): see forward_with for encoders.
-template <class K, class M, class P, int Tile>
-inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>>& ws,
+template <class K, class M, class P, int Tile, int Workers>
+inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
                            const model_input_t<M, P>* in, model_output_t<M, P>* out,
                            int valid_tokens = M::input_tokens, key_padding_mask mask = {}) noexcept {
     return detail::forward_model<M, K>(w, ws, in, out, valid_tokens, mask);

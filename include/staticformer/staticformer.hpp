@@ -6,6 +6,7 @@
 #include "encoder.hpp"
 #include "math/fp16.hpp"
 #include "model.hpp"
+#include "parallel.hpp"
 #include "status.hpp"
 #include "weights.hpp"
 

@@ -33,6 +33,7 @@ enum class status : int {
     bad_mask_length,        // a key padding mask shorter than valid_len or longer than seq_len
                             // (a model: than its input tokens)
     all_keys_masked,        // a key padding mask that leaves no valid key to attend (nothing written)
+    bad_batch_size,         // forward_batch: no sequence, or more than the workspace holds
 };
 
 // A short, stable, human-readable name for logs.
@@ -62,6 +63,7 @@ constexpr const char* to_string(status s) noexcept {
     case status::non_finite_output: return "non_finite_output";
     case status::bad_mask_length: return "bad_mask_length";
     case status::all_keys_masked: return "all_keys_masked";
+    case status::bad_batch_size: return "bad_batch_size";
     }
     return "unknown";
 }

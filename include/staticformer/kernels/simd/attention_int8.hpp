@@ -25,7 +25,9 @@
 // 2G channels in row 2m, the odd ones in row 2m + 1 (paired_offset), so head h still starts at
 // h * head_dim with rows D apart. A key pair is then one load, VPMOVSXBW and VPDPWSSD (or
 // VPMADDWD) per G channels, instead of two loads, two unpacks and an insert. An odd last key's
-// partner is zero (store_values) with a zero probability.
+// partner gets a zero probability: its bytes (zero, or a key of an earlier layer: the encoders
+// zero the values once a pass) count zero times. No store writes another call's rows, so the
+// tiles of a pass may store their keys at once (parallel.hpp).
 #pragma once
 
 #include <cstring>
@@ -93,8 +95,8 @@ constexpr int paired_offset(int j, int c) {
 }
 
 #if defined(STATICFORMER_INT8_X86)
-// Rows [j0, j0 + rows) into paired values; a lone first row of a pair gets a zero partner (its
-// probability is 0 too: the zero keeps the buffer defined).
+// Rows [j0, j0 + rows) into paired values; a lone first row of a pair leaves its partner's bytes
+// alone (the next rows', or unread: a zero probability).
 template <int D, int G>
 inline void store_values_paired(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
     int r = 0;
@@ -120,12 +122,8 @@ inline void store_values_paired(const std::int8_t* v, int rows, int j0, std::int
             }
         }
     }
-    if (r < rows) {  // the first of a pair: its partner comes with the next rows, or stays zero
-        for (int c = 0; c < D; ++c) {
-            values[paired_offset<D, G>(j0 + r, c)] = v[r * D + c];
-            values[paired_offset<D, G>(j0 + r + 1, c)] = 0;
-        }
-    }
+    if (r < rows)  // the first of a pair: its partner comes with the next rows, or is not read
+        for (int c = 0; c < D; ++c) values[paired_offset<D, G>(j0 + r, c)] = v[r * D + c];
 }
 #endif
 
