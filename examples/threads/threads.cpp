@@ -98,15 +98,16 @@ struct openmp_executor {
     }
 };
 
-// Microseconds per pass of f(), the best of a few rounds.
+// Microseconds per pass of f(), the best of a few rounds of `passes` passes.
 template <class F>
 double microseconds(F&& f) {
+    constexpr int rounds = 3, passes = 20;
     double best = 1e30;
-    for (int round = 0; round < 5; ++round) {
+    for (int round = 0; round < rounds; ++round) {
         const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < 50; ++i) f();
+        for (int i = 0; i < passes; ++i) f();
         const std::chrono::duration<double, std::micro> t = std::chrono::steady_clock::now() - t0;
-        best = t.count() / 50 < best ? t.count() / 50 : best;
+        best = t.count() / passes < best ? t.count() / passes : best;
     }
     return best;
 }
