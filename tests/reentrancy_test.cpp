@@ -297,17 +297,27 @@ void expect_parallel_passes() {
 }
 template <class Cfg>
 void expect_parallel_passes_everywhere() {
+#ifdef REENTRANCY_RACES_ONLY
+    expect_parallel_for_workers<Cfg, sf::f32, dflt, 3>();
+    expect_parallel_for_workers<Cfg, sf::int8, dflt, 2, 3>();
+#else
     expect_parallel_for_workers<Cfg, sf::f32, dflt, 1, 2, 4>();
     expect_parallel_for_workers<Cfg, sf::int8, dflt, 1, 2, 4>();
     expect_parallel_for_workers<Cfg, sf::f16, dflt, 2>();
     expect_parallel_for_workers<Cfg, sf::f32, ref, 2>();
     expect_parallel_for_workers<Cfg, sf::int8, ref, 3>();
+#endif
 }
 
+// Under ThreadSanitizer (reentrancy_tsan.sh defines REENTRANCY_RACES_ONLY) the split passes run
+// on the four cases below only: a race shows wherever two tiles meet, and the instrumented build
+// of every case took 4 minutes of the suite. The plain build checks every case's bytes.
+#ifndef REENTRANCY_RACES_ONLY
 #define PARALLEL_TEST(name) \
     TEST(ReentrancyParallel, name) { expect_parallel_passes<name>(); }
 STATICFORMER_TEST_CASES(PARALLEL_TEST)
 #undef PARALLEL_TEST
+#endif
 TEST(ReentrancyParallel, EveryBackendPreNorm) { expect_parallel_passes_everywhere<odd_pre_gelu>(); }
 TEST(ReentrancyParallel, EveryBackendPostNorm) { expect_parallel_passes_everywhere<tanh_post>(); }
 TEST(ReentrancyParallel, EveryBackendCausalSwiGlu) { expect_parallel_passes_everywhere<swiglu_causal>(); }
@@ -345,7 +355,11 @@ void expect_parallel_model_equals_serial(bool openmp) {
             expect_parallel_model_equals_serial<name, sf::int8, dflt, 3>(openmp); \
         }                                                                          \
     }
+#ifdef REENTRANCY_RACES_ONLY
+PARALLEL_MODEL_TEST(token_model)
+#else
 STATICFORMER_MODEL_CASES(PARALLEL_MODEL_TEST)
+#endif
 #undef PARALLEL_MODEL_TEST
 
 // ---- a batch of sequences in one call ------------------------------------------------------------
@@ -414,7 +428,9 @@ template <class Cfg, class P, class Backend>
 void expect_batches() {
     for (bool openmp : {false, true}) {
         if (openmp && !have_openmp) continue;
+#ifndef REENTRANCY_RACES_ONLY
         expect_batch_equals_single_calls<Cfg, P, Backend, 5, 2>(openmp);
+#endif
         expect_batch_equals_single_calls<Cfg, P, Backend, 4, 3>(openmp);
     }
 }
@@ -425,19 +441,23 @@ void expect_batches() {
         expect_batches<name, sf::int8, dflt>();       \
     }
 BATCH_TEST(odd_pre_gelu)
+BATCH_TEST(rope_neobert)
+#ifndef REENTRANCY_RACES_ONLY
 BATCH_TEST(tanh_post)
 BATCH_TEST(tiny_pre_gelu)
 BATCH_TEST(causal_pre)
 BATCH_TEST(swiglu_causal)
-BATCH_TEST(rope_neobert)
 BATCH_TEST(rope_interleaved_post)
 BATCH_TEST(single)
+#endif
 #undef BATCH_TEST
+#ifndef REENTRANCY_RACES_ONLY
 TEST(ReentrancyBatch, OtherBackendsAndF16) {
     expect_batches<odd_pre_gelu, sf::f16, dflt>();
     expect_batches<rope_neobert, sf::f32, ref>();
     expect_batches<swiglu_causal, sf::int8, ref>();
 }
+#endif
 
 // A bad batch call writes nothing and names the fault: the batch size, a null pointer, any
 // sequence's length, mask or input values, overlapping buffers.
