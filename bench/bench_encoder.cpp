@@ -11,6 +11,7 @@
 //   share/<cfg>/f32/simd                    share of each kind of kernel in a whole pass
 //   kernel/<cfg>/<kernel>/<f32|f16>/<backend>   one kernel at the whole-sequence shapes
 //   fma_peak/<chains>                       FMA throughput with that many independent chains
+//   sweep/<cfg>/f32/<valid_len>              one pass at every valid length (tiny, sensor)
 //   threads/<cfg>/f32/<workers>/real_time   whole encoder on 1 or 2 OpenMP workers (wall time)
 // Counters: GFLOP/s (a multiply-add counts as two flops), Gelem/s for element-wise kernels.
 #include <benchmark/benchmark.h>
@@ -26,7 +27,7 @@
 #include "configs.hpp"
 #include "eigen_encoder.hpp"
 #include "kernel_share.hpp"
-#include "threads.hpp"
+#include "throughput.hpp"
 
 namespace {
 
@@ -147,11 +148,13 @@ CONFIG_ROWS(small)
 CONFIG_ROWS(mini)
 CONFIG_ROWS(wide)
 
-// ---- one pass on 1 and 2 workers (threads.hpp) -------------------------------------------------
+// ---- one pass on 1 and 2 workers (throughput.hpp) -------------------------------------------------
 STATICFORMER_THREADS_ROWS(tiny, f32)
 STATICFORMER_THREADS_ROWS(small, f32)
 STATICFORMER_THREADS_ROWS(mini, f32)
 STATICFORMER_THREADS_ROWS(wide, f32)
+STATICFORMER_SWEEP_ROWS(tiny, f32)
+STATICFORMER_SWEEP_ROWS(sensor, f32)
 
 // ---- where the time goes ---------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 //   share/<cfg>/int8/simd                   share of each kind of kernel in a whole pass
 //   kernel/<cfg>/<kernel>/int8/<backend>    one kernel at the whole-sequence shapes
 //   int8_dot_peak/<chains>                  dot-product throughput, that many chains
+//   sweep/<cfg>/int8/<valid_len>              one pass at every valid length (tiny, sensor)
 //   threads/<cfg>/int8/<workers>/real_time   whole encoder on 1 or 2 OpenMP workers (wall time)
 // Counters: GOP/s (a multiply-add counts as two operations), Gelem/s for element-wise kernels.
 #include <benchmark/benchmark.h>
@@ -22,7 +23,7 @@
 #include "common/cases.hpp"
 #include "configs.hpp"
 #include "kernel_share.hpp"
-#include "threads.hpp"
+#include "throughput.hpp"
 
 namespace {
 
@@ -101,6 +102,8 @@ STATICFORMER_THREADS_ROWS(tiny, int8)
 STATICFORMER_THREADS_ROWS(small, int8)
 STATICFORMER_THREADS_ROWS(mini, int8)
 STATICFORMER_THREADS_ROWS(wide, int8)
+STATICFORMER_SWEEP_ROWS(tiny, int8)
+STATICFORMER_SWEEP_ROWS(sensor, int8)
 
 // ---- int8 kernels, at each configuration's whole-sequence shapes -----------------------------
 

@@ -15,6 +15,10 @@ using sftest::small;
 using sftest::tiny;
 using sftest::wide;
 
+// A sensor-style encoder: 48 frames and a CLS row, d_model 32 (the valid-length sweep's second
+// shape, where tiles and attention blocks end at odd row counts).
+using sensor = sf::encoder_config<32, 4, 64, 49, 2, sf::pre_norm, sf::gelu, sf::final_norm>;
+
 // Multiply-adds of the projections and of attention (scores and context) for n valid rows,
 // each counted as two operations.
 template <class Cfg>

@@ -29,6 +29,8 @@ from staticformer_export.encoder_schema import REFERENCE_CONFIGS  # noqa: E402  
 
 CONFIGS = {name: "%d/%d/%d/%d/%d" % (s.d_model, s.heads, s.d_ff, s.seq_len, s.layers)
            for name, s in REFERENCE_CONFIGS.items()}
+# The valid-length sweep's shapes (throughput.hpp, configs.hpp's sensor): every valid_len 1..seq_len.
+SWEEP_CONFIGS = {"tiny": CONFIGS["tiny"], "sensor": "32/4/64/49/2"}
 STATISTIC = "median"
 
 # (section title, float binary, int8 binary, /proc/cpuinfo flags both need). The AVX-VNNI build
@@ -152,13 +154,13 @@ def table(header, rows):
 
 def work(cfg, n):
     """Multiply-adds x 2 of one pass with n valid rows (configs.hpp, encoder_ops)."""
-    d, h, f, s, layers = (int(v) for v in CONFIGS[cfg].split("/"))
+    d, h, f, s, layers = (int(v) for v in {**SWEEP_CONFIGS, **CONFIGS}[cfg].split("/"))
     del h, s
     return 2.0 * (n * (4 * d * d + 2 * d * f) + 2.0 * n * n * d) * layers
 
 
 def seq_len(cfg):
-    return int(CONFIGS[cfg].split("/")[3])
+    return int({**SWEEP_CONFIGS, **CONFIGS}[cfg].split("/")[3])
 
 
 # ---- one build ----------------------------------------------------------------------------
@@ -339,7 +341,7 @@ def share_table(rows):
     return out + table(["config", "precision"] + SHARE_KINDS + ["nonlinear"], lines), checks
 
 
-# Two workers against one (threads.hpp rows), issue 37: the least speed-up per configuration.
+# Two workers against one (throughput.hpp rows), issue 37: the least speed-up per configuration.
 THREAD_TARGETS = {"small": 1.5, "mini": 1.8, "wide": 1.8}
 
 
@@ -398,6 +400,55 @@ def batch_table(rows, peaks):
     return out, checks
 
 
+# Issue 37: every valid length within this share of the fitted cost model.
+SWEEP_TOLERANCE = 0.20
+
+
+def sweep_points(rows, cfg, prec):
+    """[(valid_len, seconds)] of the sweep/<cfg>/<prec>/<n> rows found."""
+    points = [(n, rows.seconds(f"sweep/{cfg}/{prec}/{n}")) for n in range(1, seq_len(cfg) + 1)]
+    return [(n, t) for n, t in points if t is not None]
+
+
+def fit_cost(points):
+    """Least-squares fit, in relative error, of t = a + b n + c n^2 (a fixed cost, rows x weights,
+    rows^2 of attention): the coefficients and each point's deviation t / fit - 1."""
+    import numpy as np
+    n = np.array([p[0] for p in points], dtype=float)
+    t = np.array([p[1] for p in points])
+    basis = np.stack([np.ones_like(n), n, n * n], axis=1)
+    coef = np.linalg.lstsq(basis / t[:, None], np.ones_like(t), rcond=None)[0]
+    return coef, t / (basis @ coef) - 1
+
+
+def sweep_table(rows):
+    """Time against valid_len (one thread) and the fitted model; the plot's curves."""
+    out = ["### Cost against valid_len (one thread)", "",
+           "One pass at every valid_len 1..seq_len, fitted (least squares in relative error) by "
+           "t = a + b n + c n^2: a fixed cost, rows x weights, rows^2 of attention. A point far above "
+           f"the fit is a cliff; the target is every point within {SWEEP_TOLERANCE:.0%}.", ""]
+    lines, checks, curves = [], [], []
+    for cfg, dims in SWEEP_CONFIGS.items():
+        for prec in ("f32", "int8"):
+            points = sweep_points(rows, cfg, prec)
+            if len(points) < 4:
+                continue
+            coef, dev = fit_cost(points)
+            worst = int(abs(dev).argmax())
+            half, full = dict(points).get(seq_len(cfg) // 2), points[-1][1]
+            lines.append([f"{cfg} ({dims})", prec, fmt_time(points[0][1]), fmt_time(half), fmt_time(full),
+                          f"{coef[0] * 1e6:.2f} us", f"{coef[1] * 1e9:.0f} ns", f"{coef[2] * 1e9:.2f} ns",
+                          f"{dev[worst]:+.0%} at {points[worst][0]}"])
+            checks.append((f"sweep {prec} {cfg}: every valid_len within {SWEEP_TOLERANCE:.0%} of the fit",
+                           abs(dev[worst]) <= SWEEP_TOLERANCE, f"{dev[worst]:+.0%} at {points[worst][0]}"))
+            curves.append((f"{cfg} {prec}", points, coef))
+    if not lines:
+        return [], [], []
+    out += table(["config", "precision", "n = 1", "n = seq_len / 2", "n = seq_len", "a (fixed)", "b (per row)",
+                  "c (per row^2)", "worst deviation"], lines)
+    return out, checks, curves
+
+
 def speed_checks(rows, fma_peak):
     """(name, met, value) of the targets: share of the FMA peak, against Eigen, int8 against f32."""
     checks = []
@@ -431,10 +482,12 @@ def section(title, rows, int8_isa):
     out += lines
     lines, batch_checks = batch_table(rows, peaks)
     out += lines
-    checks = speed_checks(rows, fma[0]) + share_checks + thread_checks + batch_checks
+    lines, sweep_checks, curves = sweep_table(rows)
+    out += lines
+    checks = speed_checks(rows, fma[0]) + share_checks + thread_checks + batch_checks + sweep_checks
     out += ["### Targets", ""]
     out += table(["target", "value", "status"], [[name, value, "MET" if ok else "**MISSED**"] for name, ok, value in checks])
-    return out, plot
+    return out, (plot, curves)
 
 
 # ---- plot ---------------------------------------------------------------------------------
@@ -448,9 +501,11 @@ def make_plot(panels, path):
         print("matplotlib not found (Debian: python3-matplotlib): no results.png", file=sys.stderr)
         return False
     series = ["reference f32", "Eigen f32", "simd f32", "simd f16", "simd int8"]
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
+    fig, axes = plt.subplots(2, len(panels), figsize=(7 * len(panels), 9), squeeze=False)
     width = 0.8 / len(series)
-    for ax, (title, data) in zip(axes[0], panels):
+    for ax, (title, (data, curves)) in zip(axes[1], panels):
+        plot_sweep(ax, title, curves)
+    for ax, (title, (data, curves)) in zip(axes[0], panels):
         xs = range(len(data))
         for i, label in enumerate(series):
             ax.bar([x + (i - (len(series) - 1) / 2) * width for x in xs],
@@ -465,6 +520,21 @@ def make_plot(panels, path):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return True
+
+
+def plot_sweep(ax, title, curves):
+    """Time against valid_len (points) and the fitted a + b n + c n^2 (lines), per shape and precision."""
+    for label, points, coef in curves:
+        n = [p[0] for p in points]
+        dots = ax.plot(n, [p[1] * 1e6 for p in points], ".", label=label)[0]
+        ax.plot(n, [(coef[0] + coef[1] * k + coef[2] * k * k) * 1e6 for k in n], "-", color=dots.get_color(),
+                alpha=0.5)
+    ax.set_xlabel("valid_len")
+    ax.set_ylabel("time per pass (us)")
+    ax.set_title(f"{title}\none thread: points measured, lines the fitted a + b n + c n^2", fontsize=10)
+    ax.grid(alpha=0.3)
+    if curves:
+        ax.legend(fontsize=8)
 
 
 # ---- header -------------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 //   ReentrancyCalibration two calibrators in two threads at once: the same int8 weights
 //   ReentrancyParallel    one pass of an encoder or a model split across 1-4 workers (std::thread,
 //                         OpenMP): the bytes of the pass on one thread, every valid length and mask
+//   ReentrancyBatch       batches of encoder and model sequences in one call (mixed lengths and
+//                         masks, one worker or several): each sequence's bytes those of its own call
 // Built with -fsanitize=thread it also shows that no call shares memory with another.
 #include <gtest/gtest.h>
 
@@ -372,10 +374,7 @@ using batch_workspace_t = std::conditional_t<std::is_same<P, sf::int8>::value,
 // Sequence b of a batch of `count`: its input kind (normal, large or masked, in turn) and a valid
 // length that differs from its neighbours'.
 inline input_kind batch_kind(int b, int count) { return all_input_kinds[(b + count) % 3]; }
-template <class Cfg>
-int batch_len(int b, int count) {
-    return 1 + (b * 7 + count * 3) % Cfg::seq_len;
-}
+inline int batch_len(int b, int count, int most) { return 1 + (b * 7 + count * 3) % most; }
 
 // Batches of 1 .. Batch sequences with mixed lengths, inputs and masks, on one worker and
 // through exec on Workers: each sequence's bytes (and the status) are those of its own call.
@@ -396,7 +395,7 @@ void expect_batch_equals_single_calls(bool openmp) {
         sf::status expected_status = sf::status::ok;
         for (int b = 0; b < count; ++b) {
             const input_kind kind = batch_kind(b, count);
-            lens[b] = batch_len<Cfg>(b, count);
+            lens[b] = batch_len(b, count, Cfg::seq_len);
             std::vector<value> in;
             if constexpr (std::is_same<P, sf::int8>::value) in = make_input_int8<Cfg>(kind);
             else in = make_input<Cfg>(kind);
@@ -459,6 +458,68 @@ TEST(ReentrancyBatch, OtherBackendsAndF16) {
 }
 #endif
 
+// A model's batches of 1 .. Batch sequences with mixed token counts (an image: all its patches),
+// inputs and masks, on one worker and through exec on Workers: each sequence's bytes (and the
+// status) are those of its own call.
+template <class M, class P, class Backend, int Batch, int Workers>
+void expect_model_batch_equals_single_calls(bool openmp) {
+    using output = sf::model_output_t<M, P>;
+    static const auto ws = std::make_unique<sf::batch_model_workspace_for<M, Batch, Backend, P, Workers>>();
+    int most_tasks = 0;
+    const test_executor exec{openmp, &most_tasks};
+    int mismatches = 0;
+    for (int count = 1; count <= Batch; ++count) {
+        std::vector<sf::model_input_t<M, P>> x;
+        std::vector<int> lens(count);
+        std::vector<std::vector<std::uint8_t>> mask_bytes(count);
+        std::vector<sf::key_padding_mask> masks(count);
+        bytes expected;
+        sf::status expected_status = sf::status::ok;
+        for (int b = 0; b < count; ++b) {
+            const input_kind kind = batch_kind(b, count);
+            lens[b] = M::input == sf::input_kind::patches ? M::input_tokens : batch_len(b, count, M::input_tokens);
+            const auto in = make_model_input_for<M, P>(kind);
+            x.insert(x.end(), in.begin(), in.end());
+            mask_bytes[b] = make_mask(kind, M::input_tokens, lens[b]);
+            masks[b] = as_key_mask(mask_bytes[b]);
+            sf::status s = sf::status::ok;
+            const std::vector<unsigned char> one = model_output_bytes<M, P, Backend>(kind, lens[b], s);
+            expected.insert(expected.end(), one.begin(), one.end());
+            if (s != sf::status::ok) expected_status = s;
+        }
+        std::vector<output> y(count * M::output_values, output(99));
+        const auto& w = model_weights_for<M, P>();
+        const sf::status serial = sf::forward_batch<Backend>(w, *ws, x.data(), y.data(), lens.data(), count, masks.data());
+        if (bytes_of(y) != expected || serial != expected_status) ++mismatches;
+        std::fill(y.begin(), y.end(), output(99));
+        const sf::status parallel =
+            sf::forward_batch<Backend>(w, *ws, x.data(), y.data(), lens.data(), count, masks.data(), exec);
+        if (bytes_of(y) != expected || parallel != expected_status) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0) << precision_name<P> << ", batches of 1.." << Batch << ", " << Workers << " workers ("
+                             << exec.name() << ")";
+}
+
+#define MODEL_BATCH_TEST(name)                                                           \
+    TEST(ReentrancyBatch, Model_##name) {                                                \
+        for (bool openmp : {false, true}) {                                              \
+            if (openmp && !have_openmp) continue;                                        \
+            expect_model_batch_equals_single_calls<name, sf::f32, dflt, 4, 3>(openmp);   \
+            expect_model_batch_equals_single_calls<name, sf::int8, dflt, 3, 2>(openmp);  \
+        }                                                                                \
+    }
+#ifdef REENTRANCY_RACES_ONLY
+MODEL_BATCH_TEST(feature_model)
+#else
+STATICFORMER_MODEL_CASES(MODEL_BATCH_TEST)
+TEST(ReentrancyBatch, ModelOtherBackendsAndF16) {
+    expect_model_batch_equals_single_calls<vit_model, sf::f16, dflt, 3, 2>(false);
+    expect_model_batch_equals_single_calls<token_model, sf::f32, ref, 3, 2>(false);
+    expect_model_batch_equals_single_calls<pooled_model, sf::int8, ref, 3, 2>(false);
+}
+#endif
+#undef MODEL_BATCH_TEST
+
 // A bad batch call writes nothing and names the fault: the batch size, a null pointer, any
 // sequence's length, mask or input values, overlapping buffers.
 TEST(ReentrancyBatch, BadCallsWriteNothing) {
@@ -491,6 +552,34 @@ TEST(ReentrancyBatch, BadCallsWriteNothing) {
     EXPECT_EQ(call(3, short_mask), sf::status::bad_mask_length);
     x[2 * sequence] = std::numeric_limits<float>::infinity();  // the last sequence's first value
     EXPECT_EQ(call(3), sf::status::non_finite_input);
+    EXPECT_EQ(y, untouched);
+    EXPECT_EQ(call(2), sf::status::ok);  // the first two do not read it
+}
+
+// A bad model batch call writes nothing and names the fault: the batch size, a null pointer, a
+// token id or length of one sequence, overlapping buffers.
+TEST(ReentrancyBatch, ModelBadCallsWriteNothing) {
+    using M = token_model;
+    static sf::batch_model_workspace_for<M, 3, dflt> ws;
+    const auto& w = model_weights_for<M, sf::f32>();
+    const auto one = make_model_input_for<M, sf::f32>(input_kind::normal);
+    std::vector<std::int32_t> x;
+    for (int b = 0; b < 3; ++b) x.insert(x.end(), one.begin(), one.end());
+    std::vector<float> y(3 * M::output_values, 5.0f);
+    const std::vector<float> untouched = y;
+    int lens[3] = {M::input_tokens, 2, 1};
+    const auto call = [&](int count) { return sf::forward_batch<dflt>(w, ws, x.data(), y.data(), lens, count); };
+    EXPECT_EQ(call(0), sf::status::bad_batch_size);
+    EXPECT_EQ(call(4), sf::status::bad_batch_size);
+    EXPECT_EQ(sf::forward_batch<dflt>(w, ws, x.data(), y.data(), nullptr, 2), sf::status::null_pointer);
+    EXPECT_EQ(sf::forward_batch<dflt>(w, ws, x.data(), static_cast<float*>(nullptr), lens, 2), sf::status::null_pointer);
+    EXPECT_EQ(sf::forward_batch<dflt>(w, ws, x.data(), reinterpret_cast<float*>(x.data() + 1), lens, 3),
+              sf::status::overlapping_buffers);
+    lens[1] = M::input_tokens + 1;
+    EXPECT_EQ(call(3), sf::status::bad_valid_len);
+    lens[1] = 2;
+    x[2 * M::input_values] = M::vocab;  // the last sequence's first token
+    EXPECT_EQ(call(3), sf::status::bad_token_id);
     EXPECT_EQ(y, untouched);
     EXPECT_EQ(call(2), sf::status::ok);  // the first two do not read it
 }

@@ -20,8 +20,8 @@ namespace staticformer {
 template <class P>
 struct precision_traits {
     using value = float;
-    template <class Cfg, int Tile, int Workers = 1>
-    using workspace = staticformer::workspace<Cfg, Tile, Workers>;
+    template <class Cfg, int Tile, int Workers = 1, int Batch = 1>
+    using workspace = staticformer::workspace<Cfg, Tile, Workers, Batch>;
     template <class Backend>
     using kernels = kernel_set<Backend>;
     template <class Cfg, class K, int Tile>
@@ -30,8 +30,8 @@ struct precision_traits {
 template <>
 struct precision_traits<int8> {
     using value = std::int8_t;
-    template <class Cfg, int Tile, int Workers = 1>
-    using workspace = workspace_int8<Cfg, Tile, Workers>;
+    template <class Cfg, int Tile, int Workers = 1, int Batch = 1>
+    using workspace = workspace_int8<Cfg, Tile, Workers, Batch>;
     template <class Backend>
     using kernels = int8_kernel_set<Backend>;
     template <class Cfg, class K, int Tile>

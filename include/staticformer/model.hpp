@@ -35,25 +35,27 @@ using model_output_t =
 template <class P>
 using activation_precision = std::conditional_t<std::is_same<P, int8>::value, int8, f32>;
 
-// The model's own activation memory: the sequence (unless the output is the sequence: then it
-// is the caller's buffer), a tile of image patches, the pooled row (with a head). Absent parts
-// are one value.
+// The model's buffers of one sequence at a time: a tile of image patches, the pooled row (with
+// a head). Absent parts are one value.
 template <class M, int Tile, class P = f32>
 struct model_buffers {
     static constexpr int D = M::d_model, S = M::seq_len;
     static constexpr bool pooled_output = M::pooling != pooling_kind::none;
     using value = typename precision_traits<P>::value;
-    alignas(64) value sequence[pooled_output ? S * D : 1];
     alignas(64) value patches[M::input == input_kind::patches ? Tile * M::features : 1];
     alignas(64) value pooled[M::has_head ? D : 1];
 };
 
-// All activation memory of one model pass: its buffers and the encoder's workspace (Workers:
-// threads a pass may run its encoder on, parallel.hpp).
-template <class M, int Tile, class P = f32, int Workers = 1>
+// All activation memory of one model call: the sequences' rows (unless the output is the
+// sequence: then they are the caller's buffer), the buffers above and the encoder's workspace.
+// Workers: threads a call may run its encoder on (parallel.hpp); Batch: sequences a call may run
+// (forward_batch).
+template <class M, int Tile, class P = f32, int Workers = 1, int Batch = 1>
 struct model_workspace : model_buffers<M, Tile, P> {
-    static constexpr int workers = Workers;
-    typename precision_traits<P>::template workspace<typename M::encoder, Tile, Workers> encoder;
+    using base = model_buffers<M, Tile, P>;
+    static constexpr int tile_rows = Tile, workers = Workers, batch = Batch;
+    alignas(64) typename base::value sequence[base::pooled_output ? Batch * base::S * base::D : 1];
+    typename precision_traits<P>::template workspace<typename M::encoder, Tile, Workers, Batch> encoder;
 };
 
 // P: the weights' precision (f32 and f16 models share one float workspace).
@@ -64,6 +66,12 @@ using model_workspace_for = model_workspace<M, tile_for<typename M::encoder, Bac
 template <class M, int Workers, class Backend = default_backend, class P = f32>
 using parallel_model_workspace_for =
     model_workspace<M, worker_tile<typename M::encoder, Backend, M::seq_len, Workers>, activation_precision<P>, Workers>;
+
+// The model workspace of forward_batch for up to Batch sequences on Workers threads (as
+// batch_workspace_for: tiles of rows of any of the sequences).
+template <class M, int Batch, class Backend = default_backend, class P = f32, int Workers = 1>
+using batch_model_workspace_for = model_workspace<M, worker_tile<typename M::encoder, Backend, Batch * M::seq_len, Workers>,
+                                                  activation_precision<P>, Workers, Batch>;
 
 namespace detail {
 
@@ -253,16 +261,31 @@ struct model_composition {
         }
     }
 
-    // The whole pass; encoder: the encoder's tiles (composition.hpp: one worker or several).
-    template <class Input, class Output, class EncoderTiles>
-    static void run(const weights& w, const Input* in, int valid_tokens, const std::uint8_t* masked, Output* out,
-                    workspace& ws, EncoderTiles&& encoder) noexcept {
+    // The whole pass of `count` sequences (in: count x input_values, out: count x output_values):
+    // each one's rows embedded after the previous one's (batch.hpp), the encoder on all of them
+    // through its tiles (composition.hpp: one worker or several), then each one's output.
+    template <class Input, class Output, class Workspace, class EncoderTiles>
+    static void run(const weights& w, const Input* in, const int* valid_tokens, const key_padding_mask* masks,
+                    int count, Output* out, Workspace& ws, EncoderTiles&& encoder) noexcept {
+        constexpr std::size_t sequence = std::size_t(M::seq_len) * D;
         value* y = workspace::pooled_output ? ws.sequence : reinterpret_cast<value*>(out);
-        const int n = embed_rows(w, in, valid_tokens, y, ws, [](const value*, int) {});
-        const kept_keys mask{masked, first};  // the CLS row's key is kept
-        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, n, mask, encoder);
-        if constexpr (M::pooling == pooling_kind::none) Steps::pad(w, y, n);  // the output is the sequence
-        back(w, y, n, mask, out, ws);
+        int start[Workspace::batch], length[Workspace::batch];
+        kept_keys kept[Workspace::batch];
+        int rows = 0;
+        for (int b = 0; b < count; ++b) {
+            start[b] = rows;
+            length[b] = embed_rows(w, in + b * M::input_values, valid_tokens[b], y + rows * D, ws, [](const value*, int) {});
+            kept[b] = {masks != nullptr ? masks[b].masked : nullptr, first};  // the CLS row's key is kept
+            rows += length[b];
+        }
+        composition<Cfg, typename Steps::encoder_steps>::run(w.encoder, y, rows, batch_rows{start, length, kept, count},
+                                                             encoder);
+        if constexpr (M::pooling == pooling_kind::none) {  // the output is the sequence: back to its place, padded
+            for (int b = count - 1; b >= 0; --b) std::memmove(y + b * sequence, y + start[b] * D, length[b] * D * sizeof(value));
+            for (int b = 0; b < count; ++b) Steps::pad(w, y + b * sequence, length[b]);
+        } else {
+            for (int b = 0; b < count; ++b) back(w, y + start[b] * D, length[b], kept[b], out + b * M::output_values, ws);
+        }
     }
 };
 
@@ -285,50 +308,83 @@ inline status check_model_input(const model_input_t<M, P>* in, const void* out, 
     return status::ok;
 }
 
-// Validates the call and runs the model, its encoder on tiles(workspace's encoder) (one worker
-// or all).
+// A batch call (x count): every sequence's call, tokens, input values and mask as for one call,
+// and the whole input apart from the whole output.
+template <class M, class P, int Batch>
+inline status check_model_batch(const model_input_t<M, P>* in, const model_output_t<M, P>* out,
+                                const int* valid_tokens, int count, const key_padding_mask* masks) noexcept {
+    if (in == nullptr || out == nullptr || valid_tokens == nullptr) return status::null_pointer;
+    if (count < 1 || count > Batch) return status::bad_batch_size;
+    const std::uintptr_t in_bytes = count * M::input_values * sizeof(model_input_t<M, P>),
+                         out_bytes = count * M::output_values * sizeof(model_output_t<M, P>);
+    const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
+    if (ia < oa + out_bytes && oa < ia + in_bytes) return status::overlapping_buffers;
+    for (int b = 0; b < count; ++b) {
+        const status s = check_model_input<M, P>(in + b * M::input_values, out + b * M::output_values, valid_tokens[b],
+                                                 masks != nullptr ? masks[b] : key_padding_mask{});
+        if (s != status::ok) return s;
+    }
+    return status::ok;
+}
+
+// Runs a checked call of `count` sequences, the encoder on tiles(the workspace's encoder) (one
+// worker or all); a float sequence that overflows gets canonical NaNs.
+template <class M, class K, class P, class Workspace, class EncoderTiles>
+inline status run_model(const model_weights<M, P>& w, Workspace& ws, const model_input_t<M, P>* in,
+                        model_output_t<M, P>* out, const int* valid_tokens, const key_padding_mask* masks, int count,
+                        EncoderTiles&& tiles) noexcept {
+    using steps = typename model_steps_for<M, K, P, Workspace::tile_rows>::type;
+    using encoder_composition = composition<typename M::encoder, typename steps::encoder_steps>;
+    model_composition<M, steps>::run(w, in, valid_tokens, masks, count, out, ws,
+                                     tiles(ws.encoder, encoder_composition{}));
+    if constexpr (std::is_same<P, int8>::value) {
+        return status::ok;
+    } else {
+        bool finite = true;
+        for (int b = 0; b < count; ++b) {
+            const std::size_t outputs = M::pooling == pooling_kind::none
+                                            ? std::size_t(valid_tokens[b] + (M::has_cls ? 1 : 0)) * M::d_model
+                                            : M::output_values;
+            finite = math::canonicalize_non_finite(out + b * M::output_values, outputs) && finite;
+        }
+        return finite ? status::ok : status::non_finite_output;
+    }
+}
+
+// Validates one call and runs it.
 template <class M, class K, class P, int Tile, int Workers, class EncoderTiles>
 inline status checked_model_pass(const model_weights<M, P>& w,
                                  model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
                                  const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
                                  key_padding_mask mask, EncoderTiles&& tiles) noexcept {
     const status s = check_model_input<M, P>(in, out, valid_tokens, mask);
-    if (s != status::ok) return s;
-    model_composition<M, typename model_steps_for<M, K, P, Tile>::type>::run(w, in, valid_tokens, mask.masked, out, ws,
-                                                                           tiles(ws.encoder));
-    if constexpr (std::is_same<P, int8>::value) {
-        return status::ok;
-    } else {
-        const std::size_t outputs = M::pooling == pooling_kind::none
-                                        ? std::size_t(valid_tokens + (M::has_cls ? 1 : 0)) * M::d_model
-                                        : M::output_values;
-        return math::canonicalize_non_finite(out, outputs) ? status::ok : status::non_finite_output;
+    return s != status::ok ? s : run_model<M, K, P>(w, ws, in, out, &valid_tokens, &mask, 1, tiles);
+}
+// Validates a batch call and runs it.
+template <class M, class K, class P, int Tile, int Workers, int Batch, class EncoderTiles>
+inline status checked_model_batch(const model_weights<M, P>& w,
+                                  model_workspace<M, Tile, activation_precision<P>, Workers, Batch>& ws,
+                                  const model_input_t<M, P>* in, model_output_t<M, P>* out, const int* valid_tokens,
+                                  int count, const key_padding_mask* masks, EncoderTiles&& tiles) noexcept {
+    const status s = check_model_batch<M, P, Batch>(in, out, valid_tokens, count, masks);
+    return s != status::ok ? s : run_model<M, K, P>(w, ws, in, out, valid_tokens, masks, count, tiles);
+}
+
+// The encoder's tiles on the workspace's first worker, or on all of them through exec.
+struct on_one_worker {
+    template <class Storage, class C>
+    auto operator()(Storage& storage, C) const noexcept {
+        return C::one_worker(storage);
     }
-}
-
-template <class M, class K, class P, int Tile>
-using model_encoder_composition =
-    composition<typename M::encoder, typename model_steps_for<M, K, P, Tile>::type::encoder_steps>;
-
-// One model pass with kernel set K, its encoder on the workspace's first worker.
-template <class M, class K, class P, int Tile, int Workers>
-inline status forward_model(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
-                            const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
-                            key_padding_mask mask) noexcept {
-    using C = model_encoder_composition<M, K, P, Tile>;
-    return checked_model_pass<M, K, P>(w, ws, in, out, valid_tokens, mask,
-                                       [](auto& encoder_ws) { return C::one_worker(encoder_ws); });
-}
-// The same on every worker of the workspace, through exec (parallel.hpp).
-template <class M, class K, class P, int Tile, int Workers, class Executor>
-inline status forward_model_parallel(const model_weights<M, P>& w,
-                                     model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
-                                     const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
-                                     key_padding_mask mask, Executor& exec) noexcept {
-    using C = model_encoder_composition<M, K, P, Tile>;
-    return checked_model_pass<M, K, P>(w, ws, in, out, valid_tokens, mask,
-                                       [&](auto& encoder_ws) { return C::workers(encoder_ws, exec); });
-}
+};
+template <class Executor>
+struct on_workers {
+    Executor& exec;
+    template <class Storage, class C>
+    auto operator()(Storage& storage, C) const noexcept {
+        return C::workers(storage, exec);
+    }
+};
 
 // The kernel set of a backend for precision P.
 template <class P, class Backend>
@@ -350,7 +406,8 @@ inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, act
                       const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens = M::input_tokens,
                       key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward_model<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, mask);
+    return detail::checked_model_pass<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, mask,
+                                                                            detail::on_one_worker{});
 }
 // The same pass, its encoder split across the workspace's Workers threads by the caller's
 // executor (parallel.hpp; parallel_model_workspace_for sizes the workspace): the same bytes.
@@ -359,8 +416,34 @@ inline status forward(const model_weights<M, P>& w, model_workspace<M, Tile, act
                       const model_input_t<M, P>* in, model_output_t<M, P>* out, int valid_tokens,
                       key_padding_mask mask, Executor&& exec) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward_model_parallel<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, mask,
-                                                                                exec);
+    return detail::checked_model_pass<M, detail::kernel_set_for<P, Backend>>(
+        w, ws, in, out, valid_tokens, mask, detail::on_workers<std::remove_reference_t<Executor>>{exec});
+}
+
+// A batch of `count` sequences in one call: in holds count x input_values values (sequence b from
+// b x input_values), out count x output_values; valid_tokens[b] and masks[b] (masks may be null:
+// none) as for one call; the workspace holds up to Batch sequences (batch_model_workspace_for).
+// Each sequence's output bytes are those of its own forward(). Any invalid sequence's status is
+// returned before anything is written; a float sequence that overflows returns non_finite_output
+// (its values canonical NaNs, the others' exact).
+template <class Backend = default_backend, class M, class P, int Tile, int Workers, int Batch>
+inline status forward_batch(const model_weights<M, P>& w,
+                            model_workspace<M, Tile, activation_precision<P>, Workers, Batch>& ws,
+                            const model_input_t<M, P>* in, model_output_t<M, P>* out, const int* valid_tokens,
+                            int count, const key_padding_mask* masks = nullptr) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::checked_model_batch<M, detail::kernel_set_for<P, Backend>>(w, ws, in, out, valid_tokens, count,
+                                                                             masks, detail::on_one_worker{});
+}
+// The same batch, its encoder split across the workspace's Workers threads by the caller's executor.
+template <class Backend = default_backend, class M, class P, int Tile, int Workers, int Batch, class Executor>
+inline status forward_batch(const model_weights<M, P>& w,
+                            model_workspace<M, Tile, activation_precision<P>, Workers, Batch>& ws,
+                            const model_input_t<M, P>* in, model_output_t<M, P>* out, const int* valid_tokens,
+                            int count, const key_padding_mask* masks, Executor&& exec) noexcept {
+    static_assert(detail::backend_check<P, Backend>::value, "");
+    return detail::checked_model_batch<M, detail::kernel_set_for<P, Backend>>(
+        w, ws, in, out, valid_tokens, count, masks, detail::on_workers<std::remove_reference_t<Executor>>{exec});
 }
 
 // The same with any kernel set K (profilers, tests): see forward_with for encoders.
@@ -368,7 +451,7 @@ template <class K, class M, class P, int Tile, int Workers>
 inline status forward_with(const model_weights<M, P>& w, model_workspace<M, Tile, activation_precision<P>, Workers>& ws,
                            const model_input_t<M, P>* in, model_output_t<M, P>* out,
                            int valid_tokens = M::input_tokens, key_padding_mask mask = {}) noexcept {
-    return detail::forward_model<M, K>(w, ws, in, out, valid_tokens, mask);
+    return detail::checked_model_pass<M, K>(w, ws, in, out, valid_tokens, mask, detail::on_one_worker{});
 }
 
 // The first index of the largest of n values (a classifier's label).

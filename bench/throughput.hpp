@@ -1,8 +1,10 @@
-// Whole-encoder passes split across worker threads (staticformer/parallel.hpp) through an OpenMP
-// executor, and batches of sequences in one call (forward_batch), shared by bench_encoder.cpp
-// (f32) and bench_int8.cpp (int8). Wall-clock time (the workers' CPU time adds up). Names:
+// Host throughput, shared by bench_encoder.cpp (f32) and bench_int8.cpp (int8): whole-encoder
+// passes split across worker threads (staticformer/parallel.hpp) through an OpenMP executor,
+// batches of sequences in one call (forward_batch), and the time of one pass at every valid
+// length. The threaded rows time the wall clock (the workers' CPU time adds up). Names:
 //   threads/<cfg>/<f32|int8>/<workers>/real_time    one sequence on 1 or 2 workers
 //   batch/<cfg>/<f32|int8>/<batch>/<workers>/real_time   a batch of full sequences
+//   sweep/<cfg>/<f32|int8>/<valid_len>              one pass, one thread, valid_len rows
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -84,6 +86,30 @@ void batch(benchmark::State& state) {
     state.counters["tile"] = batch_workspace<Cfg, P, Batch, Workers>::tile;
 }
 
+// One pass on one thread with valid_len = the argument: make_results.py fits a + b n + c n^2
+// (rows x weights, rows^2 of attention) to these and shows where a length costs more than its work.
+template <class Cfg, class P>
+void sweep(benchmark::State& state) {
+    static const auto ws = std::make_unique<threads_workspace<Cfg, P, 1>>();
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    std::vector<value> x;
+    if constexpr (std::is_same<P, sf::int8>::value)
+        x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
+    else
+        x = sftest::make_input<Cfg>(sftest::input_kind::normal);
+    std::vector<value> y(x.size());
+    const auto& w = sftest::weights_for<Cfg, P>();
+    const int n = int(state.range(0));
+    for (auto _ : state) {
+        sf::forward<sf::simd>(w, *ws, x.data(), y.data(), n);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(encoder_ops<Cfg>(n) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["valid_len"] = n;
+}
+
 }  // namespace sfbench
 
 // (in a file that uses namespace sfbench: the macros take an unqualified name)
@@ -95,4 +121,7 @@ void batch(benchmark::State& state) {
     BENCHMARK_TEMPLATE(batch, cfg, sf::prec, 8, 1)->Name("batch/" #cfg "/" #prec "/8/1")->UseRealTime()     \
         ->Unit(benchmark::kMicrosecond);                                                                      \
     BENCHMARK_TEMPLATE(batch, cfg, sf::prec, 8, 2)->Name("batch/" #cfg "/" #prec "/8/2")->UseRealTime()     \
+        ->Unit(benchmark::kMicrosecond);
+#define STATICFORMER_SWEEP_ROWS(cfg, prec)                                                           \
+    BENCHMARK_TEMPLATE(sweep, cfg, sf::prec)->Name("sweep/" #cfg "/" #prec)->DenseRange(1, cfg::seq_len) \
         ->Unit(benchmark::kMicrosecond);
