@@ -1,7 +1,8 @@
 /* c_classifier: a firmware program in C that runs a model through the C API tools/export_pytorch.py
  * --c-api wrote (model/cmodel_<precision>.h, make_model.py), in f32, f16 and int8, and checks every
  * result byte for byte (memcmp) against the C++ API's (reference.cpp: staticformer::model::classify)
- * on the same inputs, with the static workspace and with a caller-owned one; that bad input
+ * on the same inputs, with the static workspace, with a caller-owned one and in batches (on the
+ * caller's thread and through an executor); that bad input
  * returns its status and leaves the output alone; and the int8 quantisation it reports. Exit status 0 when all agree. */
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +110,58 @@ CHECK_PRECISION(cmodel_f32, CMODEL_F32, 0)
 CHECK_PRECISION(cmodel_f16, CMODEL_F16, 1)
 CHECK_PRECISION(cmodel_int8, CMODEL_INT8, 2)
 
+/* An executor in C: the tasks in reverse order (any order gives the same bytes); context counts
+ * its calls. A host would run them on its threads. */
+static void reverse_executor(void* context, int count, void (*task)(const void*, int), const void* task_state) {
+    ++*(int*)context;
+    for (int i = count - 1; i >= 0; --i) task(task_state, i);
+}
+
+/* PREFIX_forward_batch_ws: the inputs in batches of 1, 2, 3, ... (with and without their masks, on
+ * the caller's thread and through reverse_executor) give each input's C++ logits; a bad count,
+ * input or workspace returns its status and writes nothing. */
+#define CHECK_BATCH(prefix, P, precision)                                                                   \
+    static void check_batch_##prefix(void) {                                                                \
+        static _Alignas(P##_BATCH_WORKSPACE_ALIGN) unsigned char workspace[P##_BATCH_WORKSPACE_BYTES];       \
+        static prefix##_output_t logits[P##_MAX_BATCH][P##_CLASSES], expected[P##_CLASSES];                  \
+        const uint8_t* masks[INPUTS];                                                                       \
+        int lengths[INPUTS], label, calls = 0, size = 1;                                                    \
+        for (int i = 0; i < INPUTS; ++i) masks[i] = mask[i], lengths[i] = valid[i];                         \
+        for (int start = 0; start < INPUTS; start += size, ++size) {                                        \
+            const int count = size > P##_MAX_BATCH ? P##_MAX_BATCH : size > INPUTS - start ? INPUTS - start : size; \
+            const int masked = size % 2, threads = size % 3 != 0;                                          \
+            check(prefix##_forward_batch_ws(workspace, sizeof workspace, ids[start], &logits[0][0], &valid[start], count, \
+                                            masked ? &masks[start] : NULL, masked ? &lengths[start] : NULL,  \
+                                            threads ? reverse_executor : NULL, &calls) == P##_STATUS_OK,     \
+                  #prefix "_forward_batch_ws", start);                                                      \
+            for (int b = 0; b < count; ++b) {                                                               \
+                check(reference_classify(precision, ids[start + b], valid[start + b], masked ? mask[start + b] : NULL, \
+                                         masked ? valid[start + b] : 0, expected, &label) == 0, "C++ API", start + b); \
+                check(memcmp(logits[b], expected, sizeof expected) == 0, #prefix "_forward_batch_ws == C++", start + b); \
+            }                                                                                               \
+        }                                                                                                   \
+        check(calls > 0, #prefix "_forward_batch_ws ran its executor", 0);                                  \
+        int32_t bad[2][P##_INPUT_TOKENS];                                                                   \
+        memcpy(bad, ids, sizeof bad);                                                                       \
+        bad[1][0] = 17;                                                                                     \
+        memset(logits, 0xa5, sizeof logits);                                                                \
+        unsigned char untouched[sizeof logits];                                                             \
+        memcpy(untouched, logits, sizeof logits);                                                           \
+        check(prefix##_forward_batch_ws(workspace, sizeof workspace, bad[0], &logits[0][0], valid, 2, NULL, NULL, NULL, \
+                                        NULL) == P##_STATUS_BAD_TOKEN_ID, "batch: bad id in the second", 0); \
+        check(prefix##_forward_batch_ws(workspace, sizeof workspace, ids[0], &logits[0][0], valid, 0, NULL, NULL, NULL, \
+                                        NULL) == P##_STATUS_BAD_BATCH_SIZE, "batch of 0", 0);               \
+        check(prefix##_forward_batch_ws(workspace, sizeof workspace, ids[0], &logits[0][0], valid, P##_MAX_BATCH + 1, \
+                                        NULL, NULL, NULL, NULL) == P##_STATUS_BAD_BATCH_SIZE, "batch too large", 0); \
+        check(prefix##_forward_batch_ws(workspace, sizeof workspace - 1, ids[0], &logits[0][0], valid, 1, NULL, NULL, \
+                                        NULL, NULL) == P##_STATUS_BAD_WORKSPACE, "batch: short workspace", 0); \
+        check(memcmp(logits, untouched, sizeof logits) == 0, "batch: output untouched on error", 0);        \
+    }
+
+CHECK_BATCH(cmodel_f32, CMODEL_F32, 0)
+CHECK_BATCH(cmodel_f16, CMODEL_F16, 1)
+CHECK_BATCH(cmodel_int8, CMODEL_INT8, 2)
+
 int main(void) {
     for (int i = 0; i < INPUTS; ++i) {
         valid[i] = i == 0 ? CMODEL_F32_INPUT_TOKENS : 1 + i % CMODEL_F32_INPUT_TOKENS;  /* full, then 2, 3, ... */
@@ -120,6 +173,9 @@ int main(void) {
     check_cmodel_f32();
     check_cmodel_f16();
     check_cmodel_int8();
+    check_batch_cmodel_f32();
+    check_batch_cmodel_f16();
+    check_batch_cmodel_int8();
     /* int8: the quantisation the C API reports is the weights' own. */
     float scale[2], expected_scale[2];
     int32_t zero[2], expected_zero[2];

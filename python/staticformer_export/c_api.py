@@ -28,14 +28,18 @@ def status_names() -> list:
     return names
 
 
-def _types(name: str, model: bool, precision: str) -> str:
-    """The C++ aliases PREFIX.cpp and the probe share: weights, workspace, element types, sizes."""
-    lines = [f"using cfg = {name}_config;", f"using precision = sf::{precision};"]
+def _types(name: str, model: bool, precision: str, batch: int, workers: int) -> str:
+    """The C++ aliases PREFIX.cpp and the probe share: weights, workspaces, element types, sizes."""
+    lines = [f"using cfg = {name}_config;", f"using precision = sf::{precision};",
+             f"constexpr int max_batch = {batch}, max_workers = {workers};"]
     if model:
         lines += ["using weights_type = sf::model_weights<cfg, precision>;",
                   "// The configuration's own tile on every target (not the simd backend's wider one), so",
                   "// that one workspace size holds for every target.",
                   "using workspace_type = sf::model_workspace<cfg, cfg::encoder::tile, sf::activation_precision<precision>>;",
+                  "// _forward_batch_ws: up to max_batch inputs on up to max_workers threads; tiles of the simd",
+                  "// backend's rows of any of the inputs on every target (any backend runs any tile).",
+                  "using batch_workspace_type = sf::batch_model_workspace_for<cfg, max_batch, sf::simd, precision, max_workers>;",
                   "using input_type = sf::model_input_t<cfg, precision>;",
                   "using output_type = sf::model_output_t<cfg, precision>;",
                   "constexpr std::size_t input_values = cfg::input_values, output_values = cfg::output_values;",
@@ -45,6 +49,9 @@ def _types(name: str, model: bool, precision: str) -> str:
                   "constexpr bool is_int8 = std::is_same<precision, sf::int8>::value;",
                   "// The configuration's own tile on every target, so one workspace size holds everywhere.",
                   "using workspace_type = std::conditional_t<is_int8, sf::workspace_int8<cfg, cfg::tile>, sf::workspace<cfg, cfg::tile>>;",
+                  "// _forward_batch_ws: up to max_batch inputs on up to max_workers threads (see the model's).",
+                  "using batch_workspace_type = std::conditional_t<is_int8, sf::batch_workspace_int8_for<cfg, max_batch, sf::simd, max_workers>,",
+                  "                                                sf::batch_workspace_for<cfg, max_batch, sf::simd, max_workers>>;",
                   "using input_type = std::conditional_t<is_int8, std::int8_t, float>;",
                   "using output_type = input_type;",
                   "constexpr std::size_t input_values = std::size_t(cfg::seq_len) * cfg::d_model, output_values = input_values;",
@@ -56,21 +63,23 @@ PROBE_MAIN = r"""
 template <class T> constexpr int c_type = std::is_same<T, float>::value ? 0 : std::is_same<T, std::int8_t>::value ? 1
                                         : std::is_same<T, std::int32_t>::value ? 2 : -1;
 int main() {
-    std::printf("%d %d %zu %zu %d %d %zu %zu %zu\n", c_type<input_type>, c_type<output_type>, input_values,
+    std::printf("%d %d %zu %zu %d %d %zu %zu %zu %zu %zu\n", c_type<input_type>, c_type<output_type>, input_values,
                 output_values, input_tokens, classes, sizeof(weights_type), sizeof(workspace_type),
-                alignof(workspace_type));
+                alignof(workspace_type), sizeof(batch_workspace_type), alignof(batch_workspace_type));
 }
 """
 
 
-def probe(cpp_header: Path, name: str, model: bool, precision: str) -> dict:
+def probe(cpp_header: Path, name: str, model: bool, precision: str, batch: int, workers: int) -> dict:
     """The sizes and element types of the exported header, as the C++ compiler sees them."""
+    types = _types(name, model, precision, batch, workers)
     source = (f'#include <cstdio>\n#include <type_traits>\n#include <staticformer/staticformer.hpp>\n'
-              f'#include "{cpp_header.resolve()}"\nnamespace sf = staticformer;\n{_types(name, model, precision)}\n{PROBE_MAIN}')
+              f'#include "{cpp_header.resolve()}"\nnamespace sf = staticformer;\n{types}\n{PROBE_MAIN}')
     out = export_report.run_probe(source, "C API probe").split()
     keys = ("input_type", "output_type", "input_values", "output_values", "input_tokens", "classes",
-            "weight_bytes", "workspace_bytes", "workspace_align")
+            "weight_bytes", "workspace_bytes", "workspace_align", "batch_workspace_bytes", "batch_workspace_align")
     info = dict(zip(keys, map(int, out)))
+    info["max_batch"], info["max_workers"] = batch, workers
     info["input_type"], info["output_type"] = C_TYPES[info["input_type"]], C_TYPES[info["output_type"]]
     return info
 
@@ -107,7 +116,11 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
         out.append(f"#define {P}_CLASSES {info['classes']}")
     out += [f"#define {P}_WEIGHT_BYTES {info['weight_bytes']}u",
             f"#define {P}_WORKSPACE_BYTES {info['workspace_bytes']}u",
-            f"#define {P}_WORKSPACE_ALIGN {info['workspace_align']}u", "",
+            f"#define {P}_WORKSPACE_ALIGN {info['workspace_align']}u",
+            f"#define {P}_MAX_BATCH {info['max_batch']}  /* {prefix}_forward_batch_ws: inputs per call */",
+            f"#define {P}_MAX_WORKERS {info['max_workers']}  /* ... and tasks per stage on the caller's threads */",
+            f"#define {P}_BATCH_WORKSPACE_BYTES {info['batch_workspace_bytes']}u",
+            f"#define {P}_BATCH_WORKSPACE_ALIGN {info['batch_workspace_align']}u", "",
             f"typedef {info['input_type']} {prefix}_input_t;",
             f"typedef {info['output_type']} {prefix}_output_t;", "",
             f"typedef enum {prefix}_status {{", *enum, f"}} {prefix}_status;", "",
@@ -124,7 +137,8 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
             f"{prefix}_status {prefix}_forward_masked(const {prefix}_input_t* input, {prefix}_output_t* output, int valid_tokens,",
             "    const uint8_t* mask, int mask_length);",
             f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
-            f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);"]
+            f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);", "",
+            *_batch_header_text(prefix)]
     if precision == "int8":
         out += ["", "/* int8: how the caller quantises the input values and reads the output values (logits: int32):",
                 " * real = scale * (q - zero_point). Any pointer may be NULL. */",
@@ -143,6 +157,48 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
                 "    int mask_length);"]
     out += ["", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {P}_H */"]
     return "\n".join(out) + "\n"
+
+
+def _batch_header_text(prefix: str) -> list:
+    """The executor types and PREFIX_forward_batch_ws's declaration."""
+    P = prefix.upper()
+    return [
+        "/* Work on the caller's threads: an executor runs task(task_state, 0) .. task(task_state, count - 1),",
+        " * in any order and on any threads, and returns when all have returned (an OpenMP parallel for, a",
+        " * thread pool). count <= " + f"{P}_MAX_WORKERS; context is the caller's, passed through. */",
+        f"typedef void (*{prefix}_task)(const void* task_state, int index);",
+        f"typedef void (*{prefix}_executor)(void* context, int count, {prefix}_task task, const void* task_state);", "",
+        f"/* count (1 .. {P}_MAX_BATCH) inputs in one call: inputs[count * {P}_INPUT_VALUES] ->",
+        f" * outputs[count * {P}_OUTPUT_VALUES], input b with valid_tokens[b] tokens and, when masks is not",
+        " * NULL, the key padding mask masks[b] of mask_lengths[b] entries (NULL and 0: none). The weights",
+        " * stream once for the rows of all of them; each output is the bytes of its own _forward_masked",
+        " * call. executor NULL: on the caller's thread; else on its threads (the same bytes). The workspace:",
+        f" * {P}_BATCH_WORKSPACE_BYTES bytes aligned to {P}_BATCH_WORKSPACE_ALIGN, one per concurrent caller.",
+        f" * A count outside 1 .. {P}_MAX_BATCH returns _BAD_BATCH_SIZE; any input's fault, its status,",
+        " * before anything is written. */",
+        f"{prefix}_status {prefix}_forward_batch_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* inputs,",
+        f"    {prefix}_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,",
+        f"    const int* mask_lengths, {prefix}_executor executor, void* executor_context);"]
+
+
+def _batch_source_text(prefix: str) -> list:
+    """PREFIX_forward_batch_ws: the masks gathered, the C executor wrapped (parallel.hpp)."""
+    P = prefix.upper()
+    return [
+        f"{prefix}_status {prefix}_forward_batch_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* inputs,",
+        f"    {prefix}_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,",
+        f"    const int* mask_lengths, {prefix}_executor executor, void* executor_context) {{",
+        "    batch_workspace_type* ws = as_workspace<batch_workspace_type>(workspace, workspace_bytes);",
+        f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+        f"    if (count < 1 || count > max_batch) return {P}_STATUS_BAD_BATCH_SIZE;",
+        f"    if (masks != nullptr && mask_lengths == nullptr) return {P}_STATUS_NULL_POINTER;",
+        "    sf::key_padding_mask kept[max_batch];",
+        "    for (int b = 0; b < count; ++b) kept[b] = masks != nullptr ? sf::key_padding_mask{masks[b], mask_lengths[b]} : sf::key_padding_mask{};",
+        "    if (executor == nullptr)",
+        f"        return {prefix}_status(sf::forward_batch(weights, *ws, inputs, outputs, valid_tokens, count, kept));",
+        "    const auto exec = [&](int tasks, sf::parallel_task task) { executor(executor_context, tasks, task.run(), task.state()); };",
+        f"    return {prefix}_status(sf::forward_batch(weights, *ws, inputs, outputs, valid_tokens, count, kept, exec));",
+        "}"]
 
 
 def _masked_forward_text(prefix: str) -> list:
@@ -192,22 +248,26 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
            "#endif",
            f"#ifndef {P}_WORKSPACE_SECTION",
            f"#define {P}_WORKSPACE_SECTION __attribute__((section(\".bss.sf_workspace\")))",
-           "#endif", "", "namespace sf = staticformer;", "", "namespace {", "", _types(name, model, precision), "",
+           "#endif", "", "namespace sf = staticformer;", "", "namespace {", "",
+           _types(name, model, precision, info["max_batch"], info["max_workers"]), "",
            "// The header's numbers and types, checked on the target that compiles this.",
            f"static_assert(std::is_same<input_type, {prefix}_input_t>::value && std::is_same<output_type, {prefix}_output_t>::value, \"types\");",
            f"static_assert(input_values == {P}_INPUT_VALUES && output_values == {P}_OUTPUT_VALUES && input_tokens == {P}_INPUT_TOKENS, \"sizes\");",
            f"static_assert(sizeof(weights_type) == {P}_WEIGHT_BYTES, \"weight bytes\");",
            f"static_assert(sizeof(workspace_type) == {P}_WORKSPACE_BYTES && alignof(workspace_type) == {P}_WORKSPACE_ALIGN, \"workspace\");",
+           f"static_assert(sizeof(batch_workspace_type) == {P}_BATCH_WORKSPACE_BYTES && alignof(batch_workspace_type) == {P}_BATCH_WORKSPACE_ALIGN, \"batch workspace\");",
+           f"static_assert(max_batch == {P}_MAX_BATCH && max_workers == {P}_MAX_WORKERS, \"batch\");",
+           f"static_assert(std::is_same<{prefix}_task, sf::parallel_task::function>::value, \"task\");",
            *checks, "",
            f"// A constexpr copy of {name}: constant-initialised into its own section.",
            f"{P}_WEIGHTS_SECTION alignas(sf::weights_alignment) constexpr weights_type weights = {name};",
            f"{P}_WORKSPACE_SECTION workspace_type static_workspace;  // zero-initialised, no constructor runs", "",
            "// The caller's buffer as a workspace, or null when it is null, short or misaligned.",
-           "workspace_type* as_workspace(void* buffer, std::size_t bytes) noexcept {",
-           "    if (buffer == nullptr || bytes < sizeof(workspace_type) ||",
-           "        reinterpret_cast<std::uintptr_t>(buffer) % alignof(workspace_type) != 0)",
+           "template <class W = workspace_type>",
+           "W* as_workspace(void* buffer, std::size_t bytes) noexcept {",
+           "    if (buffer == nullptr || bytes < sizeof(W) || reinterpret_cast<std::uintptr_t>(buffer) % alignof(W) != 0)",
            "        return nullptr;",
-           "    return ::new (buffer) workspace_type;  // trivial: begins its lifetime, writes nothing",
+           "    return ::new (buffer) W;  // trivial: begins its lifetime, writes nothing",
            "}", ""]
     if info["classes"] > 0:
         out += ["sf::status classify(workspace_type& ws, const input_type* in, output_type* logits, int* label, int valid,",
@@ -228,7 +288,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
             "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
             f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
             f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens));",
-            "}", "", *_masked_forward_text(prefix)]
+            "}", "", *_masked_forward_text(prefix), "", *_batch_source_text(prefix)]
     if info["classes"] > 0:
         out += ["",
                 f"{prefix}_status {prefix}_classify(const {prefix}_input_t* input, {prefix}_output_t* logits, int* label, int valid_tokens) {{",
@@ -256,12 +316,16 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
     return "\n".join(out) + "\n"
 
 
-def write_c_api(prefix: str, out_dir, cpp_header, name: str, precision: str, model: bool, describe: str) -> str:
-    """Writes out_dir/PREFIX.h and out_dir/PREFIX.cpp; returns a summary."""
+def write_c_api(prefix: str, out_dir, cpp_header, name: str, precision: str, model: bool, describe: str,
+                batch: int = 8, workers: int = 4) -> str:
+    """Writes out_dir/PREFIX.h and out_dir/PREFIX.cpp; returns a summary. batch, workers: the most
+    inputs and threads of PREFIX_forward_batch_ws (they size its workspace)."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
         raise ValueError(f"--c-api {prefix!r}: a C identifier prefix is needed")
+    if not (1 <= batch <= 1024 and 1 <= workers <= 256):
+        raise ValueError(f"--c-api-batch {batch} / --c-api-workers {workers}: 1..1024 inputs and 1..256 workers")
     cpp_header = Path(cpp_header)
-    info = probe(cpp_header, name, model, precision)
+    info = probe(cpp_header, name, model, precision, batch, workers)
     out_dir = Path(out_dir)
     (out_dir / f"{prefix}.h").write_text(header_text(prefix, name, precision, model, info, describe))
     (out_dir / f"{prefix}.cpp").write_text(source_text(prefix, name, cpp_header.name, precision, model, info))

@@ -113,6 +113,10 @@ def parse_args(argv):
                    help="also write a C API: PREFIX.h (C99/C11/C++) and PREFIX.cpp (extern \"C\" functions "
                         "around --header's C++), beside --header or in --c-api-dir (c_api.py)")
     p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
+    p.add_argument("--c-api-batch", type=int, default=8, metavar="N",
+                   help="the most inputs of one PREFIX_forward_batch_ws call (default 8; sizes its workspace)")
+    p.add_argument("--c-api-workers", type=int, default=4, metavar="W",
+                   help="the most threads PREFIX_forward_batch_ws splits a call across (default 4)")
     p.add_argument("--report-json", metavar="FILE", help="also write the export report (export_report.py) as JSON")
     p.add_argument("--quiet", action="store_true", help="no export report on stdout, no progress on stderr")
     p.add_argument("--parts", metavar="KEY=NAME,...",
@@ -252,7 +256,8 @@ def c_api_main(args, model: bool, description: str, progress) -> None:
     progress("C API: sizes from the C++ compiler")
     out_dir = args.c_api_dir or str(Path(args.header).resolve().parent)
     try:
-        print(c_api.write_c_api(args.c_api, out_dir, args.header, args.name, args.precision, model, description))
+        print(c_api.write_c_api(args.c_api, out_dir, args.header, args.name, args.precision, model, description,
+                                args.c_api_batch, args.c_api_workers))
     except (ValueError, RuntimeError) as e:
         raise ExportError(str(e)) from None
 

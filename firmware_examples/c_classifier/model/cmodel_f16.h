@@ -32,6 +32,10 @@ extern "C" {
 #define CMODEL_F16_WEIGHT_BYTES 9676u
 #define CMODEL_F16_WORKSPACE_BYTES 4224u
 #define CMODEL_F16_WORKSPACE_ALIGN 64u
+#define CMODEL_F16_MAX_BATCH 8  /* cmodel_f16_forward_batch_ws: inputs per call */
+#define CMODEL_F16_MAX_WORKERS 4  /* ... and tasks per stage on the caller's threads */
+#define CMODEL_F16_BATCH_WORKSPACE_BYTES 52352u
+#define CMODEL_F16_BATCH_WORKSPACE_ALIGN 64u
 
 typedef int32_t cmodel_f16_input_t;
 typedef float cmodel_f16_output_t;
@@ -81,6 +85,24 @@ cmodel_f16_status cmodel_f16_forward_masked(const cmodel_f16_input_t* input, cmo
     const uint8_t* mask, int mask_length);
 cmodel_f16_status cmodel_f16_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_f16_input_t* input,
     cmodel_f16_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);
+
+/* Work on the caller's threads: an executor runs task(task_state, 0) .. task(task_state, count - 1),
+ * in any order and on any threads, and returns when all have returned (an OpenMP parallel for, a
+ * thread pool). count <= CMODEL_F16_MAX_WORKERS; context is the caller's, passed through. */
+typedef void (*cmodel_f16_task)(const void* task_state, int index);
+typedef void (*cmodel_f16_executor)(void* context, int count, cmodel_f16_task task, const void* task_state);
+
+/* count (1 .. CMODEL_F16_MAX_BATCH) inputs in one call: inputs[count * CMODEL_F16_INPUT_VALUES] ->
+ * outputs[count * CMODEL_F16_OUTPUT_VALUES], input b with valid_tokens[b] tokens and, when masks is not
+ * NULL, the key padding mask masks[b] of mask_lengths[b] entries (NULL and 0: none). The weights
+ * stream once for the rows of all of them; each output is the bytes of its own _forward_masked
+ * call. executor NULL: on the caller's thread; else on its threads (the same bytes). The workspace:
+ * CMODEL_F16_BATCH_WORKSPACE_BYTES bytes aligned to CMODEL_F16_BATCH_WORKSPACE_ALIGN, one per concurrent caller.
+ * A count outside 1 .. CMODEL_F16_MAX_BATCH returns _BAD_BATCH_SIZE; any input's fault, its status,
+ * before anything is written. */
+cmodel_f16_status cmodel_f16_forward_batch_ws(void* workspace, size_t workspace_bytes, const cmodel_f16_input_t* inputs,
+    cmodel_f16_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,
+    const int* mask_lengths, cmodel_f16_executor executor, void* executor_context);
 
 /* Logits[CMODEL_F16_CLASSES] and their arg-max (the first largest); label may be NULL. */
 cmodel_f16_status cmodel_f16_classify(const cmodel_f16_input_t* input, cmodel_f16_output_t* logits, int* label,

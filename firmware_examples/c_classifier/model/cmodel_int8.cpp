@@ -23,10 +23,14 @@ namespace {
 
 using cfg = cmodel_int8_config;
 using precision = sf::int8;
+constexpr int max_batch = 8, max_workers = 4;
 using weights_type = sf::model_weights<cfg, precision>;
 // The configuration's own tile on every target (not the simd backend's wider one), so
 // that one workspace size holds for every target.
 using workspace_type = sf::model_workspace<cfg, cfg::encoder::tile, sf::activation_precision<precision>>;
+// _forward_batch_ws: up to max_batch inputs on up to max_workers threads; tiles of the simd
+// backend's rows of any of the inputs on every target (any backend runs any tile).
+using batch_workspace_type = sf::batch_model_workspace_for<cfg, max_batch, sf::simd, precision, max_workers>;
 using input_type = sf::model_input_t<cfg, precision>;
 using output_type = sf::model_output_t<cfg, precision>;
 constexpr std::size_t input_values = cfg::input_values, output_values = cfg::output_values;
@@ -37,6 +41,9 @@ static_assert(std::is_same<input_type, cmodel_int8_input_t>::value && std::is_sa
 static_assert(input_values == CMODEL_INT8_INPUT_VALUES && output_values == CMODEL_INT8_OUTPUT_VALUES && input_tokens == CMODEL_INT8_INPUT_TOKENS, "sizes");
 static_assert(sizeof(weights_type) == CMODEL_INT8_WEIGHT_BYTES, "weight bytes");
 static_assert(sizeof(workspace_type) == CMODEL_INT8_WORKSPACE_BYTES && alignof(workspace_type) == CMODEL_INT8_WORKSPACE_ALIGN, "workspace");
+static_assert(sizeof(batch_workspace_type) == CMODEL_INT8_BATCH_WORKSPACE_BYTES && alignof(batch_workspace_type) == CMODEL_INT8_BATCH_WORKSPACE_ALIGN, "batch workspace");
+static_assert(max_batch == CMODEL_INT8_MAX_BATCH && max_workers == CMODEL_INT8_MAX_WORKERS, "batch");
+static_assert(std::is_same<cmodel_int8_task, sf::parallel_task::function>::value, "task");
 static_assert(int(sf::status::ok) == CMODEL_INT8_STATUS_OK, "status ok");
 static_assert(int(sf::status::bad_valid_len) == CMODEL_INT8_STATUS_BAD_VALID_LEN, "status bad_valid_len");
 static_assert(int(sf::status::null_pointer) == CMODEL_INT8_STATUS_NULL_POINTER, "status null_pointer");
@@ -68,11 +75,11 @@ CMODEL_INT8_WEIGHTS_SECTION alignas(sf::weights_alignment) constexpr weights_typ
 CMODEL_INT8_WORKSPACE_SECTION workspace_type static_workspace;  // zero-initialised, no constructor runs
 
 // The caller's buffer as a workspace, or null when it is null, short or misaligned.
-workspace_type* as_workspace(void* buffer, std::size_t bytes) noexcept {
-    if (buffer == nullptr || bytes < sizeof(workspace_type) ||
-        reinterpret_cast<std::uintptr_t>(buffer) % alignof(workspace_type) != 0)
+template <class W = workspace_type>
+W* as_workspace(void* buffer, std::size_t bytes) noexcept {
+    if (buffer == nullptr || bytes < sizeof(W) || reinterpret_cast<std::uintptr_t>(buffer) % alignof(W) != 0)
         return nullptr;
-    return ::new (buffer) workspace_type;  // trivial: begins its lifetime, writes nothing
+    return ::new (buffer) W;  // trivial: begins its lifetime, writes nothing
 }
 
 sf::status classify(workspace_type& ws, const input_type* in, output_type* logits, int* label, int valid,
@@ -111,6 +118,21 @@ cmodel_int8_status cmodel_int8_forward_masked_ws(void* workspace, size_t workspa
     workspace_type* ws = as_workspace(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_INT8_STATUS_BAD_WORKSPACE;
     return cmodel_int8_status(sf::forward(weights, *ws, input, output, valid_tokens, {mask, mask_length}));
+}
+
+cmodel_int8_status cmodel_int8_forward_batch_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* inputs,
+    cmodel_int8_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,
+    const int* mask_lengths, cmodel_int8_executor executor, void* executor_context) {
+    batch_workspace_type* ws = as_workspace<batch_workspace_type>(workspace, workspace_bytes);
+    if (ws == nullptr) return CMODEL_INT8_STATUS_BAD_WORKSPACE;
+    if (count < 1 || count > max_batch) return CMODEL_INT8_STATUS_BAD_BATCH_SIZE;
+    if (masks != nullptr && mask_lengths == nullptr) return CMODEL_INT8_STATUS_NULL_POINTER;
+    sf::key_padding_mask kept[max_batch];
+    for (int b = 0; b < count; ++b) kept[b] = masks != nullptr ? sf::key_padding_mask{masks[b], mask_lengths[b]} : sf::key_padding_mask{};
+    if (executor == nullptr)
+        return cmodel_int8_status(sf::forward_batch(weights, *ws, inputs, outputs, valid_tokens, count, kept));
+    const auto exec = [&](int tasks, sf::parallel_task task) { executor(executor_context, tasks, task.run(), task.state()); };
+    return cmodel_int8_status(sf::forward_batch(weights, *ws, inputs, outputs, valid_tokens, count, kept, exec));
 }
 
 cmodel_int8_status cmodel_int8_classify(const cmodel_int8_input_t* input, cmodel_int8_output_t* logits, int* label, int valid_tokens) {

@@ -32,6 +32,10 @@ extern "C" {
 #define CMODEL_INT8_WEIGHT_BYTES 7664u
 #define CMODEL_INT8_WORKSPACE_BYTES 1600u
 #define CMODEL_INT8_WORKSPACE_ALIGN 64u
+#define CMODEL_INT8_MAX_BATCH 8  /* cmodel_int8_forward_batch_ws: inputs per call */
+#define CMODEL_INT8_MAX_WORKERS 4  /* ... and tasks per stage on the caller's threads */
+#define CMODEL_INT8_BATCH_WORKSPACE_BYTES 21632u
+#define CMODEL_INT8_BATCH_WORKSPACE_ALIGN 64u
 
 typedef int32_t cmodel_int8_input_t;
 typedef int32_t cmodel_int8_output_t;
@@ -81,6 +85,24 @@ cmodel_int8_status cmodel_int8_forward_masked(const cmodel_int8_input_t* input, 
     const uint8_t* mask, int mask_length);
 cmodel_int8_status cmodel_int8_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
     cmodel_int8_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);
+
+/* Work on the caller's threads: an executor runs task(task_state, 0) .. task(task_state, count - 1),
+ * in any order and on any threads, and returns when all have returned (an OpenMP parallel for, a
+ * thread pool). count <= CMODEL_INT8_MAX_WORKERS; context is the caller's, passed through. */
+typedef void (*cmodel_int8_task)(const void* task_state, int index);
+typedef void (*cmodel_int8_executor)(void* context, int count, cmodel_int8_task task, const void* task_state);
+
+/* count (1 .. CMODEL_INT8_MAX_BATCH) inputs in one call: inputs[count * CMODEL_INT8_INPUT_VALUES] ->
+ * outputs[count * CMODEL_INT8_OUTPUT_VALUES], input b with valid_tokens[b] tokens and, when masks is not
+ * NULL, the key padding mask masks[b] of mask_lengths[b] entries (NULL and 0: none). The weights
+ * stream once for the rows of all of them; each output is the bytes of its own _forward_masked
+ * call. executor NULL: on the caller's thread; else on its threads (the same bytes). The workspace:
+ * CMODEL_INT8_BATCH_WORKSPACE_BYTES bytes aligned to CMODEL_INT8_BATCH_WORKSPACE_ALIGN, one per concurrent caller.
+ * A count outside 1 .. CMODEL_INT8_MAX_BATCH returns _BAD_BATCH_SIZE; any input's fault, its status,
+ * before anything is written. */
+cmodel_int8_status cmodel_int8_forward_batch_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* inputs,
+    cmodel_int8_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,
+    const int* mask_lengths, cmodel_int8_executor executor, void* executor_context);
 
 /* int8: how the caller quantises the input values and reads the output values (logits: int32):
  * real = scale * (q - zero_point). Any pointer may be NULL. */
