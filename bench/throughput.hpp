@@ -37,11 +37,7 @@ template <class Cfg, class P, int Workers>
 void threads(benchmark::State& state) {
     static const auto ws = std::make_unique<threads_workspace<Cfg, P, Workers>>();
     using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
-    std::vector<value> x;
-    if constexpr (std::is_same<P, sf::int8>::value)
-        x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
-    else
-        x = sftest::make_input<Cfg>(sftest::input_kind::normal);
+    const std::vector<value> x = sftest::input_for<Cfg, P>(sftest::input_kind::normal);
     std::vector<value> y(x.size());
     const auto& w = sftest::weights_for<Cfg, P>();
     for (auto _ : state) {
@@ -64,11 +60,7 @@ template <class Cfg, class P, int Batch, int Workers>
 void batch(benchmark::State& state) {
     static const auto ws = std::make_unique<batch_workspace<Cfg, P, Batch, Workers>>();
     using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
-    std::vector<value> one;
-    if constexpr (std::is_same<P, sf::int8>::value)
-        one = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
-    else
-        one = sftest::make_input<Cfg>(sftest::input_kind::normal);
+    const std::vector<value> one = sftest::input_for<Cfg, P>(sftest::input_kind::normal);
     std::vector<value> x, y(one.size() * Batch);
     for (int b = 0; b < Batch; ++b) x.insert(x.end(), one.begin(), one.end());
     const std::vector<int> lens(Batch, Cfg::seq_len);
@@ -92,11 +84,7 @@ template <class Cfg, class P>
 void sweep(benchmark::State& state) {
     static const auto ws = std::make_unique<threads_workspace<Cfg, P, 1>>();
     using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
-    std::vector<value> x;
-    if constexpr (std::is_same<P, sf::int8>::value)
-        x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
-    else
-        x = sftest::make_input<Cfg>(sftest::input_kind::normal);
+    const std::vector<value> x = sftest::input_for<Cfg, P>(sftest::input_kind::normal);
     std::vector<value> y(x.size());
     const auto& w = sftest::weights_for<Cfg, P>();
     const int n = int(state.range(0));

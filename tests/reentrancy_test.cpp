@@ -67,11 +67,7 @@ struct encoder_case {
     static std::vector<int> lens() { return valid_lens<Cfg>(); }
     static bytes pass(net& e, call c) {
         using value = typename net::value_type;
-        std::vector<value> x;
-        if constexpr (std::is_same<P, sf::int8>::value)
-            x = make_input_int8<Cfg>(c.kind);
-        else
-            x = make_input<Cfg>(c.kind);
+        const std::vector<value> x = input_for<Cfg, P>(c.kind);
         std::vector<value> y(x.size(), value(99));
         if (e.forward(x.data(), y.data(), c.valid) != sf::status::ok) return {};
         return bytes_of(y);
@@ -250,17 +246,12 @@ template <class Cfg, class P, class Backend, int Workers>
 bytes parallel_pass(input_kind kind, int n, const test_executor& exec, sf::status& s) {
     static const auto ws = std::make_unique<parallel_workspace_t<Cfg, Workers, P, Backend>>();
     const std::vector<std::uint8_t> mask = make_mask(kind, Cfg::seq_len, n);
-    if constexpr (std::is_same<P, sf::int8>::value) {
-        const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
-        std::vector<std::int8_t> y(x.size(), 99);
-        s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
-        return bytes_of(y);
-    } else {
-        const std::vector<float> x = make_input<Cfg>(kind);
-        std::vector<float> y(x.size(), 123.0f);
-        s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
-        return bytes_of(y);
-    }
+    constexpr bool is_int8 = std::is_same<P, sf::int8>::value;
+    using value = std::conditional_t<is_int8, std::int8_t, float>;
+    const std::vector<value> x = input_for<Cfg, P>(kind);
+    std::vector<value> y(x.size(), is_int8 ? value(99) : value(123));  // as output_bytes fills it
+    s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
+    return bytes_of(y);
 }
 
 // Every valid length (the normal and the masked input; the large one at seq_len) on Workers
@@ -396,9 +387,7 @@ void expect_batch_equals_single_calls(bool openmp) {
         for (int b = 0; b < count; ++b) {
             const input_kind kind = batch_kind(b, count);
             lens[b] = batch_len(b, count, Cfg::seq_len);
-            std::vector<value> in;
-            if constexpr (std::is_same<P, sf::int8>::value) in = make_input_int8<Cfg>(kind);
-            else in = make_input<Cfg>(kind);
+            const std::vector<value> in = input_for<Cfg, P>(kind);
             std::copy(in.begin(), in.end(), x.begin() + b * sequence);
             mask_bytes[b] = make_mask(kind, Cfg::seq_len, lens[b]);
             masks[b] = as_key_mask(mask_bytes[b]);

@@ -172,6 +172,15 @@ std::vector<std::int8_t> make_input_int8(input_kind kind) {
     return q;
 }
 
+// The input of `kind` as precision P's encoder takes it: floats (f32, f16) or int8 codes.
+template <class Cfg, class P>
+auto input_for(input_kind kind) {
+    if constexpr (std::is_same<P, sf::int8>::value)
+        return make_input_int8<Cfg>(kind);
+    else
+        return make_input<Cfg>(kind);
+}
+
 // The output bytes of one forward pass of the test case's encoder (float rows for f32 and f16,
 // int8 rows for int8) on input `kind` (and its mask) with valid_len n; s receives the status.
 template <class Cfg, class P, class Backend>
