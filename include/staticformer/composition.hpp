@@ -3,13 +3,13 @@
 // (Steps: detail::float_steps in encoder_float.hpp, detail::int8_steps in encoder_int8.hpp) say
 // how each stage runs on its values, weights and kernel set; the order lives here once.
 //
-//   attention block (each layer):  for each tile of valid rows: keys and values (of the block
-//       input) of the rows whose keys are kept (mask.hpp), stored one after the other; then for
-//       each tile: queries, attention over every stored key (causal: the kept keys of rows
-//       0..i), the output projection added to the stream; post-norm: LayerNorm of the stream
-//   feed-forward block:  for each tile: the hidden layer (activated), its projection added to
-//       the stream; post-norm: LayerNorm
-//   then the final LayerNorm, a tile at a time.
+//   each layer:  for each tile of valid rows: keys and values (of the block input) of the rows
+//       whose keys are kept (mask.hpp), stored one after the other; then for each tile:
+//     attention block: queries, attention over every stored key (causal: the kept keys of rows
+//       0..i), the output projection added to the stream; post-norm: LayerNorm of the stream;
+//     feed-forward block: the hidden layer (activated), its projection added to the stream;
+//       post-norm: LayerNorm;
+//     after the last layer's: the final LayerNorm.
 // The block input is the stream itself (post-norm) or its LayerNorm (pre-norm). Rotary
 // positions turn the keys and queries right after their projections, each by its row's position
 // (row_positions: a stored key keeps its row's, whatever the mask compacted).
@@ -175,53 +175,57 @@ struct composition {
                                    mask.kept_before(r0), ws);
     }
 
-    // Each sequence's keys and values into its own (Steps::sequence), then each tile's queries,
-    // the attention of each of its sequences' rows over their own keys, the output projection.
+    // Each sequence's keys and values into its own (Steps::sequence).
     template <class Tiles>
-    static void attention_block(const layer& w, value* y, int n, const batch_rows& batch, Tiles& tiles) noexcept {
+    static void store_keys(const layer& w, value* y, int n, const batch_rows& batch, Tiles& tiles) noexcept {
         tiles.each(n, [&](workspace& ws, int t0, int rows) {
             batch.each_segment(t0, rows, [&](int b, int r0, int, int count) {
                 workspace sequence = Steps::sequence(ws, b, 0);
                 store_tile(w, y + batch.start[b] * D, r0, count, batch.mask[b], sequence);
             });
         });
-        tiles.each(n, [&](workspace& ws, int t0, int rows) {
-            value* x = y + t0 * D;
-            const row_positions at{t0, {}, &batch};
-            value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, at, ws);
-            batch.each_segment(t0, rows, [&](int b, int r0, int offset, int count) {
-                const kept_keys mask = batch.mask[b];
-                const tile_keys keys{mask.kept_before(batch.length[b]), mask, r0, mask.kept_before(r0)};
-                workspace sequence = Steps::sequence(ws, b, offset);
-                Steps::attend(w, q + offset * D, keys, count, sequence);  // context in place of q
-            });
-            Steps::add_output_projection(w, q, rows, x, ws);
-            if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_attention{}, x, rows, x);
-        });
     }
 
-    template <class Tiles>
-    static void feed_forward_block(const layer& w, value* y, int n, Tiles& tiles) noexcept {
-        tiles.each(n, [&](workspace& ws, int r0, int rows) {
-            value* x = y + r0 * D;
-            value* hidden = Steps::hidden(w, block_input(w, before_feed_forward{}, x, rows, ws), rows, ws);
-            Steps::add_feed_forward_output(w, hidden, rows, x, ws);
-            if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_feed_forward{}, x, rows, x);
+    // The tile's queries, the attention of each of its sequences' rows over their own keys, the
+    // output projection.
+    static void attend_tile(const layer& w, value* x, int t0, int rows, const batch_rows& batch, workspace& ws) noexcept {
+        const row_positions at{t0, {}, &batch};
+        value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, at, ws);
+        batch.each_segment(t0, rows, [&](int b, int r0, int offset, int count) {
+            const kept_keys mask = batch.mask[b];
+            const tile_keys keys{mask.kept_before(batch.length[b]), mask, r0, mask.kept_before(r0)};
+            workspace sequence = Steps::sequence(ws, b, offset);
+            Steps::attend(w, q + offset * D, keys, count, sequence);  // context in place of q
         });
+        Steps::add_output_projection(w, q, rows, x, ws);
+        if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_attention{}, x, rows, x);
+    }
+
+    static void feed_forward_tile(const layer& w, value* x, int rows, workspace& ws) noexcept {
+        value* hidden = Steps::hidden(w, block_input(w, before_feed_forward{}, x, rows, ws), rows, ws);
+        Steps::add_feed_forward_output(w, hidden, rows, x, ws);
+        if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_feed_forward{}, x, rows, x);
     }
 
     // The batch's packed rows (n of them) are in y, the stream updated in place. Each
     // sequence's mask: whose keys attention sees (checked: at least one of its valid rows').
     // tiles: serial_tiles or parallel_tiles.
+    // A layer is two stages: every row's keys, then each tile's attention and feed-forward block
+    // (a row's rest of the layer needs its own row and the stored keys only; the last layer's
+    // tiles end with the final LayerNorm), so a layer on several workers waits twice.
     template <class Weights, class Tiles>
     static void run(const Weights& w, value* y, int n, const batch_rows& batch, Tiles&& tiles) noexcept {
         for (int b = 0; b < batch.count; ++b) Steps::start(Steps::sequence(tiles.first(), b, 0));
         for (int l = 0; l < Cfg::layers; ++l) {
-            attention_block(w.layer[l], y, n, batch, tiles);
-            feed_forward_block(w.layer[l], y, n, tiles);
+            store_keys(w.layer[l], y, n, batch, tiles);
+            tiles.each(n, [&](workspace& ws, int t0, int rows) {
+                value* x = y + t0 * D;
+                attend_tile(w.layer[l], x, t0, rows, batch, ws);
+                feed_forward_tile(w.layer[l], x, rows, ws);
+                if constexpr (Cfg::has_final_norm)
+                    if (l == Cfg::layers - 1) Steps::final_norm(w, x, rows);
+            });
         }
-        if constexpr (Cfg::has_final_norm)
-            tiles.each(n, [&](workspace&, int r0, int rows) { Steps::final_norm(w, y + r0 * D, rows); });
     }
     // One sequence: y holds its n valid rows.
     template <class Weights, class Tiles>
