@@ -25,9 +25,10 @@ constexpr int attention_rows = 4, attention_vecs = 3;  // 12 accumulators of 16 
 
 // out[r * OStride + k * width + lane] = sum_t a[r * AStride + t] * b[t * BStride + k * width + lane]
 // for r < Rows, k < Vecs: from zero, in increasing t < count. Scores: a = q, t = d, b = keys;
-// context: a = p, t = j, b = values.
-template <int Rows, int Vecs, int AStride, int BStride, int OStride>
-inline void dot_tile(const float* a, const float* b, std::ptrdiff_t count, float* out) noexcept {
+// context: a = p, t = j, b = values. With Tail, the last vector has only its first `tail` lanes
+// (load_first, store_first).
+template <int Rows, int Vecs, int AStride, int BStride, int OStride, bool Tail = false>
+inline void dot_tile(const float* a, const float* b, std::ptrdiff_t count, float* out, int tail = width) noexcept {
     batch acc[Rows][Vecs];
 #pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r)
@@ -36,7 +37,8 @@ inline void dot_tile(const float* a, const float* b, std::ptrdiff_t count, float
     for (std::ptrdiff_t t = 0; t < count; ++t) {
         batch bt[Vecs];
 #pragma GCC unroll 8
-        for (int k = 0; k < Vecs; ++k) bt[k] = load(b + t * BStride + k * width);
+        for (int k = 0; k < Vecs; ++k)
+            bt[k] = Tail && k == Vecs - 1 ? load_first(b + t * BStride + k * width, tail) : load(b + t * BStride + k * width);
 #pragma GCC unroll 8
         for (int r = 0; r < Rows; ++r) {
             const batch ar(a[r * AStride + t]);
@@ -47,18 +49,22 @@ inline void dot_tile(const float* a, const float* b, std::ptrdiff_t count, float
 #pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 8
-        for (int k = 0; k < Vecs; ++k) store(out + r * OStride + k * width, acc[r][k]);
+        for (int k = 0; k < Vecs; ++k) {
+            if (Tail && k == Vecs - 1) store_first(out + r * OStride + k * width, acc[r][k], tail);
+            else store(out + r * OStride + k * width, acc[r][k]);
+        }
 }
 
 // dot_tile for `rows` <= Rows rows: the rows count picks the tile height at run time.
-template <int Rows, int Vecs, int AStride, int BStride, int OStride>
-inline void dot_rows(const float* a, int rows, const float* b, std::ptrdiff_t count, float* out) noexcept {
-    if (rows == Rows) dot_tile<Rows, Vecs, AStride, BStride, OStride>(a, b, count, out);
-    else if constexpr (Rows > 1) dot_rows<Rows - 1, Vecs, AStride, BStride, OStride>(a, rows, b, count, out);
+template <int Rows, int Vecs, int AStride, int BStride, int OStride, bool Tail = false>
+inline void dot_rows(const float* a, int rows, const float* b, std::ptrdiff_t count, float* out,
+                     int tail = width) noexcept {
+    if (rows == Rows) dot_tile<Rows, Vecs, AStride, BStride, OStride, Tail>(a, b, count, out, tail);
+    else if constexpr (Rows > 1) dot_rows<Rows - 1, Vecs, AStride, BStride, OStride, Tail>(a, rows, b, count, out, tail);
 }
 
 // Scores of up to attention_rows query rows against keys [0, n): blocks of attention_vecs
-// batches of keys, then 2 and 1 batches, then the last n % width keys one by one.
+// batches of keys, then 2 and 1 batches, then the last n % width keys in one part-batch.
 template <int HeadDim, int KStride, int QStride>
 inline void attention_scores_block(const float* q, int rows, const float* kt, int n, float* s) noexcept {
     int j = 0;
@@ -67,8 +73,7 @@ inline void attention_scores_block(const float* q, int rows, const float* kt, in
     if constexpr (attention_vecs > 2)
         if (j + 2 * width <= n) dot_rows<attention_rows, 2, QStride, KStride, KStride>(q, rows, kt + j, HeadDim, s + j), j += 2 * width;
     if (j + width <= n) dot_rows<attention_rows, 1, QStride, KStride, KStride>(q, rows, kt + j, HeadDim, s + j), j += width;
-    for (int r = 0; r < rows; ++r)
-        for (int jt = j; jt < n; ++jt) s[r * KStride + jt] = reference::attention_score<HeadDim, KStride>(q + r * QStride, kt, jt);
+    if (j < n) dot_rows<attention_rows, 1, QStride, KStride, KStride, true>(q, rows, kt + j, HeadDim, s + j, n - j);
 }
 
 template <int HeadDim, int KStride, int QStride>
@@ -80,7 +85,7 @@ inline void attention_scores_rows(const float* q, int rows, const float* kt, int
 }
 
 // Context of up to attention_rows rows: the head's whole batches of features in column blocks of
-// at most attention_vecs batches, then the last HeadDim % width features one by one.
+// at most attention_vecs batches, then the last HeadDim % width features in one part-batch.
 template <int HeadDim, int VStride, int PStride, int CStride>
 inline void attention_context_block(const float* p, int rows, const float* v, int n, float* ctx) noexcept {
     constexpr int batches = HeadDim / width;
@@ -93,9 +98,8 @@ inline void attention_context_block(const float* p, int rows, const float* v, in
         if constexpr (batches % per_block != 0)
             dot_rows<attention_rows, batches % per_block, PStride, VStride, CStride>(p, rows, v + d, n, ctx + d);
     }
-    for (int r = 0; r < rows; ++r)
-        for (int d = batches * width; d < HeadDim; ++d)
-            ctx[r * CStride + d] = reference::attention_context_output<VStride>(p + r * PStride, v, n, d);
+    constexpr int tail = HeadDim % width, d = HeadDim - tail;
+    if constexpr (tail > 0) dot_rows<attention_rows, 1, PStride, VStride, CStride, true>(p, rows, v + d, n, ctx + d, tail);
 }
 
 // Context rows CStride floats apart (VStride unless grouped-query attention narrows the values).

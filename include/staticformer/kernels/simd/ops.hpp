@@ -34,6 +34,33 @@ inline batch fma(const batch& a, const batch& b, const batch& c) noexcept {
 inline batch load(const float* p) noexcept { return batch::load_unaligned(p); }
 inline void store(float* p, const batch& v) noexcept { v.store_unaligned(p); }
 
+// The first `count` (1 .. width) lanes of a batch at p: loaded with `fill` beyond them (nothing
+// past p + count is read), stored without touching what follows. A vector's tail (the last keys
+// of a row, the last features of a head) then runs in one batch instead of one float at a time.
+inline batch load_first(const float* p, int count, float fill = 0.0f) noexcept {
+#if defined(__AVX512F__)
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << count) - 1), p);
+#elif defined(__AVX2__)
+    const __m256i first = _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, first), _mm256_castsi256_ps(first));
+#else
+    alignas(16) float lanes[width];
+    for (int i = 0; i < width; ++i) lanes[i] = i < count ? p[i] : fill;
+    return batch::load_aligned(lanes);
+#endif
+}
+inline void store_first(float* p, const batch& v, int count) noexcept {
+#if defined(__AVX512F__)
+    _mm512_mask_storeu_ps(p, __mmask16((1u << count) - 1), v);
+#elif defined(__AVX2__)
+    _mm256_maskstore_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)), v);
+#else
+    alignas(16) float lanes[width];
+    v.store_aligned(lanes);
+    for (int i = 0; i < count; ++i) p[i] = lanes[i];
+#endif
+}
+
 // A correctly rounded division, always: xsimd 8.1 divides on NEON (AArch64 included) by a
 // reciprocal estimate refined with Newton steps, which is not IEEE division.
 inline batch div(const batch& a, const batch& b) noexcept {

@@ -5,6 +5,8 @@
 // block in the canonical lane order of reference/reduce.hpp.
 #pragma once
 
+#include <limits>
+
 #include "../../math/approx.hpp"
 #include "../reference/softmax.hpp"
 #include "reduce.hpp"
@@ -42,13 +44,10 @@ inline float fold_max(const batch& v) noexcept {
 // both backends.
 inline float row_max(const float* s, int n) noexcept {
     const int whole = n / width * width;
-    float m = s[0];
-    if (whole > 0) {
-        batch mv = load(s);
-        for (int j = width; j < whole; j += width) mv = batch_ops::max(load(s + j), mv);
-        m = reference::scalar_ops::max(fold_max(mv), m);
-    }
-    return reference::row_max(s, whole, n, m);
+    constexpr float lowest = -std::numeric_limits<float>::infinity();  // (a lane past n: never the maximum)
+    batch mv = whole < n ? load_first(s + whole, n - whole, lowest) : load(s);
+    for (int j = 0; j < whole; j += width) mv = batch_ops::max(load(s + j), mv);
+    return fold_max(mv);
 }
 
 // Exponentials are taken softmax_exp_batches batches at a time (batches<N>, ops.hpp): whole
@@ -59,7 +58,8 @@ constexpr int softmax_exp_batches = 2 * batches_per_block;
 static_assert(softmax_exp_batches % batches_per_block == 0, "groups of whole blocks");
 
 // e_j = exp(s_j - m), stored, and their sum in the canonical lane order: whole blocks summed as
-// they are computed, the rest by the reference.
+// they are computed, then the rest. The last n % width exponentials take one part-batch
+// (load_first: the lanes past n compute an unused value, never stored).
 STATICFORMER_FLATTEN inline float exp_sum(float* s, int n, float m) noexcept {
     constexpr int G = softmax_exp_batches;
     const batch mb(m);
@@ -82,18 +82,21 @@ STATICFORMER_FLATTEN inline float exp_sum(float* s, int n, float m) noexcept {
     if (blocks_end == n) return fold(acc);  // the partials are all in registers
     const int whole = n / width * width;
     for (; j < whole; j += width) store(s + j, math::exp<batch_ops>(load(s + j) - mb));
-    reference::exp_shifted(s, whole, n, m);
-    reference::lane_sums sums;
-    store_lanes(sums, acc);
-    reference::accumulate(sums, s, blocks_end, n);
-    return reference::fold(sums);
+    if (whole < n) store_first(s + whole, math::exp<batch_ops>(load_first(s + whole, n - whole) - mb), n - whole);
+    // The last, partial block: its element k joins partial k, as in reference::accumulate. The
+    // lanes past n add +0, which leaves any partial as it was (a partial starts at +0: never -0).
+    for (int a = 0; blocks_end + a * width < n; ++a) {
+        const int first = blocks_end + a * width;
+        acc[a] = acc[a] + load_first(s + first, n - first < width ? n - first : width);
+    }
+    return fold(acc);
 }
 
 inline void divide(float* s, int n, float sum) noexcept {
     const batch sb(sum);
     const int whole = n / width * width;
     for (int j = 0; j < whole; j += width) store(s + j, div(load(s + j), sb));
-    reference::divide(s, whole, n, sum);
+    if (whole < n) store_first(s + whole, div(load_first(s + whole, n - whole), sb), n - whole);
 }
 
 inline void softmax(float* s, int n) noexcept { divide(s, n, exp_sum(s, n, row_max(s, n))); }
