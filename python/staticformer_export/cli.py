@@ -85,6 +85,18 @@ STATE_DICT_FLAGS = ("d_model", "heads", "d_ff", "layers", "norm_first", "activat
                     "kv_heads", "prefix")
 
 
+def add_c_api_arguments(p) -> None:
+    """--c-api and its options (c_api.py)."""
+    p.add_argument("--c-api", metavar="PREFIX",
+                   help="also write a C API: PREFIX.h (C99/C11/C++) and PREFIX.cpp (extern \"C\" functions "
+                        "around --header's C++), beside --header or in --c-api-dir (c_api.py)")
+    p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
+    p.add_argument("--c-api-batch", type=int, default=8, metavar="N",
+                   help="the most inputs of one PREFIX_forward_batch_ws call (default 8; sizes its workspace)")
+    p.add_argument("--c-api-workers", type=int, default=4, metavar="W",
+                   help="the most threads PREFIX_forward_batch_ws splits a call across (default 4)")
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="staticformer-export", description=__doc__.split("\n\n")[0],
                                 epilog="Exit status 2 means the model or the arguments are not supported.")
@@ -109,14 +121,7 @@ def parse_args(argv):
                    help="int8: how activation ranges are chosen (default min_max)")
     p.add_argument("--percentile", type=float, default=99.99,
                    help="int8 with --calibration-method percentile: the percentile kept (default 99.99)")
-    p.add_argument("--c-api", metavar="PREFIX",
-                   help="also write a C API: PREFIX.h (C99/C11/C++) and PREFIX.cpp (extern \"C\" functions "
-                        "around --header's C++), beside --header or in --c-api-dir (c_api.py)")
-    p.add_argument("--c-api-dir", help="directory of the --c-api files (default: --header's)")
-    p.add_argument("--c-api-batch", type=int, default=8, metavar="N",
-                   help="the most inputs of one PREFIX_forward_batch_ws call (default 8; sizes its workspace)")
-    p.add_argument("--c-api-workers", type=int, default=4, metavar="W",
-                   help="the most threads PREFIX_forward_batch_ws splits a call across (default 4)")
+    add_c_api_arguments(p)
     p.add_argument("--report-json", metavar="FILE", help="also write the export report (export_report.py) as JSON")
     p.add_argument("--quiet", action="store_true", help="no export report on stdout, no progress on stderr")
     p.add_argument("--parts", metavar="KEY=NAME,...",
