@@ -32,14 +32,17 @@ struct workspace_int8 {
     // (query row, head) pairs whose attention runs together, stage by stage: 8 with tiles of at
     // least 8 rows (the simd default), 1 with smaller tiles (firmware RAM).
     static constexpr int attention_batch = Tile >= 8 ? 8 : 1;
+    // Rows of scores and probabilities an even number apart: each probability row starts on a
+    // 4-byte boundary, which a kernel set reading them two at a time (LDRD on Cortex-M) needs.
+    static constexpr int score_stride = S + S % 2;
     static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
     struct tile_buffers {
         alignas(64) std::int8_t normed[T * D];               // LayerNorm of a tile (pre-norm)
         alignas(64) std::int8_t query[T * D];                // queries of a tile, overwritten head by head by their context
         alignas(64) std::int8_t proj[T * D];                 // keys, then values of a tile; output projection, FFN output
         alignas(64) std::int8_t hidden[T * Cfg::ff1_width];  // FFN hidden layer of a tile (glu: [a | b] rows)
-        alignas(64) std::int32_t scores[attention_batch * S];  // rows of attention scores, then their exponentials
-        alignas(64) std::int16_t probs[attention_batch * S];   // rows of Q15 attention probabilities
+        alignas(64) std::int32_t scores[attention_batch * score_stride];  // rows of attention scores, then their exponentials
+        alignas(64) std::int16_t probs[attention_batch * score_stride];   // rows of Q15 attention probabilities
     };
     // Each sequence's keys and values, one sequence after the other:
     alignas(64) std::int8_t keys_t[Batch * KV * S];           // keys, in the kernel set's layout (K::store_keys)
@@ -89,7 +92,7 @@ STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const
                                                   int8_lane& ws) noexcept {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim, T = Tile;
     constexpr int KV = Cfg::kv_dim, group = Cfg::kv_group;  // query head h reads key and value head h / group
-    constexpr int B = Tile >= 8 ? 8 : 1;  // (the workspace's attention_batch)
+    constexpr int B = Tile >= 8 ? 8 : 1, P = S + S % 2;  // (the workspace's attention_batch, score_stride)
     if constexpr (B == 1) {
         for (int r = 0; r < rows; ++r) {
             const int n = keys.of_row<Cfg::is_causal>(r);
@@ -111,10 +114,10 @@ STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const
                 const int count = g_end - k0 < B ? g_end - k0 : B;
                 for (int b = 0; b < count; ++b)
                     K::template attention_scores<Dh, S>(query(k0 + b), ws.keys_t + (k0 + b) % H / group * Dh * S, m,
-                                                        ws.scores + b * S);
-                K::template softmax_rows<S>(ws.scores, count, m, a.logits, ws.probs);
+                                                        ws.scores + b * P);
+                K::template softmax_rows<P>(ws.scores, count, m, a.logits, ws.probs);
                 for (int b = 0; b < count; ++b)
-                    K::template attention_context<Dh, KV>(ws.probs + b * S, ws.values + (k0 + b) % H / group * Dh, m,
+                    K::template attention_context<Dh, KV>(ws.probs + b * P, ws.values + (k0 + b) % H / group * Dh, m,
                                                           a.context, query(k0 + b));
             }
         }
