@@ -10,7 +10,8 @@
 //     feed-forward block: the hidden layer (activated), its projection added to the stream;
 //       post-norm: LayerNorm;
 //     after the last layer's: the final LayerNorm.
-// The block input is the stream itself (post-norm) or its LayerNorm (pre-norm). Rotary
+// The block input is the stream itself (post-norm; int8: the int16 stream narrowed to int8) or
+// its LayerNorm (pre-norm). Rotary
 // positions turn the keys and queries right after their projections, each by its row's position
 // (row_positions: a stored key keeps its row's, whatever the mask compacted).
 // Each row's values depend on its own row and the stored keys only, never on the tiles: a stage's
@@ -134,50 +135,50 @@ inline tile_keys all_keys(int n, int r0) noexcept { return {n, {}, r0, r0}; }
 template <class Cfg, class Steps>
 struct composition {
     static constexpr int D = Cfg::d_model, T = Steps::tile;
-    using value = typename Steps::value;
+    using value = typename Steps::value;    // a block's input and the tensors inside it
+    using stream = typename Steps::stream;  // the residual stream (int8 steps: wider than value)
     using layer = typename Steps::layer;
     using workspace = typename Steps::workspace;
 
-    // Rows of the block input: LN(x) for pre-norm (into the workspace), x itself for post-norm.
+    // Rows of the block input: LN(x) for pre-norm (into the workspace); for post-norm x itself
+    // as the block reads it (Steps::post_norm_input: x, or x narrowed into the workspace).
     template <class Norm>
-    static const value* block_input(const layer& w, [[maybe_unused]] Norm which, const value* x, int rows,
-                                    [[maybe_unused]] workspace& ws) noexcept {
+    static const value* block_input(const layer& w, Norm which, const stream* x, int rows, workspace& ws) noexcept {
         if constexpr (Cfg::norm_first) {
             value* normed = Steps::normed(ws);
             Steps::layer_norm(w, which, x, rows, normed);
             return normed;
         } else {
-            return x;
+            return Steps::post_norm_input(w, which, x, rows, ws);
         }
     }
 
-    // The kept rows of the tile [r0, r0 + rows) copied into the workspace (before the block
-    // input: a pre-norm LayerNorm then runs on the kept rows only); returns how many.
-    static int gather_kept(const value* x, int r0, int rows, kept_keys mask, workspace& ws) noexcept {
+    // The block input's rows of the tile [r0, r0 + rows) that the mask keeps, moved (or copied,
+    // when the input is the stream itself) to the front of the workspace's block input; returns
+    // how many.
+    static int gather_kept(const value* in, int r0, int rows, kept_keys mask, workspace& ws) noexcept {
         value* kept = Steps::normed(ws);
         int count = 0;
         for (int r = 0; r < rows; ++r)
-            if (mask.kept(r0 + r)) std::memcpy(kept + count++ * D, x + r * D, D * sizeof(value));
+            if (mask.kept(r0 + r)) std::memmove(kept + count++ * D, in + r * D, D * sizeof(value));
         return count;
     }
 
     // Keys and values of rows [r0, r0 + rows) of a sequence (at y) whose keys mask keeps,
     // stored from the count kept before them on.
-    static void store_tile(const layer& w, const value* y, int r0, int rows, kept_keys mask, workspace& ws) noexcept {
+    static void store_tile(const layer& w, const stream* y, int r0, int rows, kept_keys mask, workspace& ws) noexcept {
         rows = rows < T ? rows : T;  // (a segment of a tile never is longer: said for GCC's -Warray-bounds)
-        const value* x = y + r0 * D;
+        const value* in = block_input(w, before_attention{}, y + r0 * D, rows, ws);
         if (mask.masked != nullptr) {
-            rows = gather_kept(x, r0, rows, mask, ws);
-            x = Steps::normed(ws);
+            rows = gather_kept(in, r0, rows, mask, ws);
+            in = Steps::normed(ws);
         }
-        if (rows > 0)
-            Steps::keys_and_values(w, block_input(w, before_attention{}, x, rows, ws), rows, {r0, mask},
-                                   mask.kept_before(r0), ws);
+        if (rows > 0) Steps::keys_and_values(w, in, rows, {r0, mask}, mask.kept_before(r0), ws);
     }
 
     // Each sequence's keys and values into its own (Steps::sequence).
     template <class Tiles>
-    static void store_keys(const layer& w, value* y, int n, const batch_rows& batch, Tiles& tiles) noexcept {
+    static void store_keys(const layer& w, stream* y, int n, const batch_rows& batch, Tiles& tiles) noexcept {
         tiles.each(n, [&](workspace& ws, int t0, int rows) {
             batch.each_segment(t0, rows, [&](int b, int r0, int, int count) {
                 workspace sequence = Steps::sequence(ws, b, 0);
@@ -188,7 +189,7 @@ struct composition {
 
     // The tile's queries, the attention of each of its sequences' rows over their own keys, the
     // output projection.
-    static void attend_tile(const layer& w, value* x, int t0, int rows, const batch_rows& batch, workspace& ws) noexcept {
+    static void attend_tile(const layer& w, stream* x, int t0, int rows, const batch_rows& batch, workspace& ws) noexcept {
         const row_positions at{t0, {}, &batch};
         value* q = Steps::queries(w, block_input(w, before_attention{}, x, rows, ws), rows, at, ws);
         batch.each_segment(t0, rows, [&](int b, int r0, int offset, int count) {
@@ -201,7 +202,7 @@ struct composition {
         if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_attention{}, x, rows, x);
     }
 
-    static void feed_forward_tile(const layer& w, value* x, int rows, workspace& ws) noexcept {
+    static void feed_forward_tile(const layer& w, stream* x, int rows, workspace& ws) noexcept {
         value* hidden = Steps::hidden(w, block_input(w, before_feed_forward{}, x, rows, ws), rows, ws);
         Steps::add_feed_forward_output(w, hidden, rows, x, ws);
         if constexpr (!Cfg::norm_first) Steps::layer_norm(w, before_feed_forward{}, x, rows, x);
@@ -214,12 +215,12 @@ struct composition {
     // (a row's rest of the layer needs its own row and the stored keys only; the last layer's
     // tiles end with the final LayerNorm), so a layer on several workers waits twice.
     template <class Weights, class Tiles>
-    static void run(const Weights& w, value* y, int n, const batch_rows& batch, Tiles&& tiles) noexcept {
+    static void run(const Weights& w, stream* y, int n, const batch_rows& batch, Tiles&& tiles) noexcept {
         for (int b = 0; b < batch.count; ++b) Steps::start(Steps::sequence(tiles.first(), b, 0));
         for (int l = 0; l < Cfg::layers; ++l) {
             store_keys(w.layer[l], y, n, batch, tiles);
             tiles.each(n, [&](workspace& ws, int t0, int rows) {
-                value* x = y + t0 * D;
+                stream* x = y + t0 * D;
                 attend_tile(w.layer[l], x, t0, rows, batch, ws);
                 feed_forward_tile(w.layer[l], x, rows, ws);
                 if constexpr (Cfg::has_final_norm)
@@ -229,7 +230,7 @@ struct composition {
     }
     // One sequence: y holds its n valid rows.
     template <class Weights, class Tiles>
-    static void run(const Weights& w, value* y, int n, kept_keys mask, Tiles&& tiles) noexcept {
+    static void run(const Weights& w, stream* y, int n, kept_keys mask, Tiles&& tiles) noexcept {
         const int start = 0;
         run(w, y, n, batch_rows{&start, &n, &mask, 1}, tiles);
     }

@@ -134,6 +134,7 @@ struct float_steps {
     static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int KV = Cfg::kv_dim, QKV = Cfg::qkv_width;  // key (and value) columns; all three projections
     using value = float;
+    using stream = float;
     using layer = layer_weights<Cfg, Element>;
     static constexpr int attention_block = Tile < 8 ? Tile : 8;  // (the workspace's attention_rows)
     // What one worker's steps see of a workspace: the keys and values, and its tile buffers.
@@ -155,6 +156,10 @@ struct float_steps {
 
     static void start(const workspace&) noexcept {}
     static float* normed(workspace& ws) noexcept { return ws.narrow; }
+    template <class Norm>
+    static const float* post_norm_input(const layer&, Norm, const float* x, int, workspace&) noexcept {
+        return x;
+    }
     // LayerNorm, or RMSNorm (a kernel set's layer_norm<N, true>; one without it runs LayerNorm configurations).
     static void norm(const float* x, int rows, const Element* gamma, const Element* beta, float* y,
                      float eps = Cfg::eps) noexcept {

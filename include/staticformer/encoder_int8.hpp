@@ -130,6 +130,7 @@ struct int8_steps {
     static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, F = Cfg::d_ff, Dh = Cfg::head_dim;
     static constexpr int KV = Cfg::kv_dim;
     using value = std::int8_t;
+    using stream = std::int8_t;
     using layer = layer_weights_int8<Cfg>;
     using workspace = int8_lane;
     static constexpr int values_rows = S + S % 2;  // (the workspace's value_rows)
@@ -150,6 +151,10 @@ struct int8_steps {
     static void start(const workspace& ws) noexcept { std::memset(ws.values, 0, std::size_t(values_rows) * KV); }
 
     static std::int8_t* normed(workspace& ws) noexcept { return ws.normed; }
+    template <class Norm>
+    static const std::int8_t* post_norm_input(const layer&, Norm, const std::int8_t* x, int, workspace&) noexcept {
+        return x;
+    }
     static void layer_norm(const layer& w, before_attention, const value* x, int rows, value* y) noexcept {
         K::layer_norm(x, rows, w.norm1, y);
     }
