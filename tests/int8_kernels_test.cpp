@@ -6,6 +6,7 @@
 
 #include <staticformer/staticformer.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -517,6 +518,192 @@ TEST(Int8SimdKernels, Add) {
     }
 }
 
+#endif
+
+// ---- the stream (int16) ---------------------------------------------------------------------
+// Its LayerNorm, add and narrowing: the reference against the formulas in doubles (exact for
+// the add and the narrowing; for LayerNorm within the rounding its integer steps allow), then
+// the vector kernels against the reference, memcmp, on saturating and narrow rows.
+
+enum class stream_fill { random, min, max, alternating, min_max, narrow, small };
+constexpr stream_fill stream_fills[] = {stream_fill::random,  stream_fill::min,    stream_fill::max,  stream_fill::alternating,
+                                        stream_fill::min_max, stream_fill::narrow, stream_fill::small};
+
+// narrow: 1000 +- 3 (den small, the reciprocal above 2^31); small: |x| < 64.
+std::vector<std::int16_t> stream_values(stream_fill f, std::size_t n, splitmix64& g) {
+    std::vector<std::int16_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int r = int(g.next() >> 48) - 32768;
+        v[i] = std::int16_t(f == stream_fill::min           ? -32768
+                            : f == stream_fill::max         ? 32767
+                            : f == stream_fill::alternating ? (i % 2 ? 32767 : -32768)
+                            : f == stream_fill::min_max     ? (i < n / 2 ? -32768 : 32767)
+                            : f == stream_fill::narrow      ? 1000 + r % 4
+                            : f == stream_fill::small       ? r % 64
+                                                            : r);
+    }
+    return v;
+}
+
+// Parameters of variant 0..5: gammas random, +32767 or -32768; eps random, 0, near 2^52 (where
+// the x86 statistics leave double arithmetic) or near 2^62.
+template <int N, bool Rms>
+void stream_norm_params(sf::layer_norm_int8<N, Rms>& p, int variant, bool int8_output, splitmix64& g) {
+    for (int c = 0; c < N; ++c) {
+        p.gamma[c] = variant == 1 ? std::int16_t(32767) : variant == 2 ? std::int16_t(-32768) : std::int16_t(g.next() >> 48);
+        p.beta[c] = std::int32_t(g.next() >> 36) - (1 << 27);
+    }
+    p.eps = variant == 3   ? 0
+            : variant == 4 ? (std::int64_t(1) << 52) - std::int64_t(g.next() % (std::uint64_t(N) * N * 16384 + 1))
+            : variant == 5 ? (std::int64_t(1) << 62) - std::int64_t(g.next() >> 40)
+                           : std::int64_t(g.next() >> 40);
+    p.shift = 1 + int(g.next() % 30);
+    p.output_zero_point = int8_output ? int(g.next() % 256) - 128 : int(g.next() % 512) - 256;
+}
+
+// The LayerNorm formula in doubles: y = z gamma / 2^shift + beta / 2^shift + zero point with the
+// real z = 2^8 (N x - C) / sqrt(radicand). The integer z is within 1.5 + |z| (1 / den + 2^-40)
+// of it (its rounding, den's floor and the reciprocal's), each unit worth |gamma| / 2^shift,
+// plus the output's rounding.
+template <int N, bool Rms, class Out>
+void check_stream_norm_formula(const std::int16_t* x, const sf::layer_norm_int8<N, Rms>& p, const Out* y) {
+    double sum = 0, sum_sq = 0;
+    for (int c = 0; c < N; ++c) {
+        sum += x[c];
+        sum_sq += double(x[c]) * x[c];
+    }
+    const double centre = Rms ? 0 : sum, radicand = N * sum_sq - (Rms ? 0 : sum * sum) + double(p.eps);
+    const double den = std::floor(std::sqrt(radicand)), unit = std::ldexp(1.0, -p.shift);
+    for (int c = 0; c < N; ++c) {
+        const double z = radicand > 0 ? 256 * (N * double(x[c]) - centre) / std::sqrt(radicand) : 0;
+        const double expected = z * p.gamma[c] * unit + p.beta[c] * unit + p.output_zero_point;
+        const double lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
+        const double slack = (1.5 + std::fabs(z) * (den > 0 ? 1 / den + 1e-12 : 0)) * std::abs(p.gamma[c]) * unit + 1;
+        const double clamped = expected < lo ? lo : expected > hi ? hi : expected;
+        ASSERT_LE(std::fabs(y[c] - clamped), slack) << "N " << N << " column " << c << " expected " << expected;
+    }
+}
+
+template <int N, bool Rms>
+void check_stream_norm_reference(std::uint64_t seed) {
+    using ref_set = sf::int8_kernel_set<sf::reference>;
+    splitmix64 g{seed};
+    auto p = std::make_unique<sf::layer_norm_int8<N, Rms>>();
+    for (int variant = 0; variant < 6; ++variant) {
+        if (variant == 5) continue;  // (eps near 2^62: beyond a double's exact radicand)
+        for (stream_fill f : stream_fills) {
+            const std::vector<std::int16_t> x = stream_values(f, 3 * N, g);
+            std::vector<std::int8_t> a(x.size());
+            std::vector<std::int16_t> b(x.size());
+            stream_norm_params(*p, variant, true, g);
+            ref_set::layer_norm(x.data(), 3, *p, a.data());
+            for (int r = 0; r < 3; ++r) check_stream_norm_formula(x.data() + r * N, *p, a.data() + r * N);
+            stream_norm_params(*p, variant, false, g);
+            ref_set::layer_norm(x.data(), 3, *p, b.data());
+            for (int r = 0; r < 3; ++r) check_stream_norm_formula(x.data() + r * N, *p, b.data() + r * N);
+        }
+    }
+}
+
+TEST(Int8Stream, LayerNormFormula) {
+    check_stream_norm_reference<1, false>(61);
+    check_stream_norm_reference<9, false>(62);
+    check_stream_norm_reference<64, false>(63);
+    check_stream_norm_reference<384, false>(64);
+    check_stream_norm_reference<9, true>(65);
+    check_stream_norm_reference<256, true>(66);
+}
+
+const sf::stream_add_int8 stream_adds[] = {{0, 16384, 14, 0}, {-128, 32767, 1, 0}, {127, 32767, 30, 0},
+                                           {5, 23456, 9, 0},  {0, 0, 1, 0},        {-3, 1, 2, 0}};
+const sf::stream_narrow_int8 stream_narrows[] = {{16384, 22, 0, 0}, {32767, 30, 127, 0}, {32767, 1, -128, 0},
+                                                 {12345, 17, -5, 0}, {0, 5, 3, 0},       {1, 8, 0, 0}};
+
+// rescale(v, m, shift) as a real quotient rounded half up (exact in doubles: |v m| < 2^31).
+double rounded(double v, std::int32_t m, std::int32_t shift) { return std::floor(v * m * std::ldexp(1.0, -shift) + 0.5); }
+
+TEST(Int8Stream, AddAndNarrowFormulas) {
+    using ref_set = sf::int8_kernel_set<sf::reference>;
+    splitmix64 g{67};
+    for (stream_fill f : stream_fills) {
+        const std::vector<std::int16_t> x = stream_values(f, 300, g);
+        std::vector<std::int8_t> a(x.size()), y(x.size());
+        for (auto& v : a) v = std::int8_t(g.next() >> 56);
+        for (const auto& p : stream_adds) {
+            std::vector<std::int16_t> s(x);
+            ref_set::add(s.data(), a.data(), int(s.size()), p);
+            for (std::size_t i = 0; i < s.size(); ++i) {
+                const double v = x[i] + rounded(a[i] - p.a_zero_point, p.multiplier, p.shift);
+                ASSERT_EQ(s[i], v < -32768 ? -32768 : v > 32767 ? 32767 : v) << i;
+            }
+        }
+        for (const auto& p : stream_narrows) {
+            ref_set::narrow(x.data(), int(x.size()), p, y.data());
+            for (std::size_t i = 0; i < y.size(); ++i) {
+                const double v = rounded(x[i], p.multiplier, p.shift) + p.zero_point;
+                ASSERT_EQ(y[i], v < -128 ? -128 : v > 127 ? 127 : v) << i;
+            }
+        }
+    }
+}
+
+#if SFTEST_INT8_VECTOR
+template <int N, bool Rms>
+void check_stream_norm(std::uint64_t seed) {
+    splitmix64 g{seed};
+    auto p = std::make_unique<sf::layer_norm_int8<N, Rms>>();
+    for (int variant = 0; variant < 6; ++variant)
+        for (stream_fill f : stream_fills)
+            for (int rows = 1; rows <= 11; rows += 5) {  // the simd kernels take blocks of 8 rows
+                const std::vector<std::int16_t> x = stream_values(f, std::size_t(rows) * N, g);
+                std::vector<std::int8_t> a(x.size(), 1), b(x.size(), 2);
+                stream_norm_params(*p, variant, true, g);
+                ref::layer_norm(x.data(), rows, *p, a.data());
+                vec::layer_norm(x.data(), rows, *p, b.data());
+                ASSERT_EQ(a, b) << "int8: N " << N << " rows " << rows << " fill " << int(f) << " variant " << variant;
+                std::vector<std::int16_t> c(x.size(), 1), d(x);
+                stream_norm_params(*p, variant, false, g);
+                ref::layer_norm(x.data(), rows, *p, c.data());
+                vec::layer_norm(d.data(), rows, *p, d.data());  // in place
+                ASSERT_EQ(c, d) << "stream: N " << N << " rows " << rows << " fill " << int(f) << " variant " << variant;
+            }
+}
+
+TEST(Int8Stream, LayerNormKernels) {
+    check_stream_norm<1, false>(71);
+    check_stream_norm<3, false>(72);
+    check_stream_norm<9, false>(73);
+    check_stream_norm<33, false>(74);
+    check_stream_norm<64, false>(75);
+    check_stream_norm<100, false>(76);
+    check_stream_norm<384, false>(77);
+    check_stream_norm<4096, false>(78);
+    check_stream_norm<9, true>(79);
+    check_stream_norm<257, true>(80);
+    check_stream_norm<4096, true>(81);
+}
+
+TEST(Int8Stream, AddAndNarrowKernels) {
+    splitmix64 g{82};
+    for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257})
+        for (stream_fill f : stream_fills) {
+            const std::vector<std::int16_t> x = stream_values(f, n, g);
+            std::vector<std::int8_t> a(x.size());
+            for (auto& v : a) v = std::int8_t(g.next() >> 56);
+            for (const auto& p : stream_adds) {
+                std::vector<std::int16_t> s1(x), s2(x);
+                ref::add(s1.data(), a.data(), n, p);
+                vec::add(s2.data(), a.data(), n, p);
+                ASSERT_EQ(s1, s2) << "add: n " << n << " fill " << int(f) << " shift " << p.shift;
+            }
+            for (const auto& p : stream_narrows) {
+                std::vector<std::int8_t> y1(x.size(), 1), y2(x.size(), 2);
+                ref::narrow(x.data(), n, p, y1.data());
+                vec::narrow(x.data(), n, p, y2.data());
+                ASSERT_EQ(y1, y2) << "narrow: n " << n << " fill " << int(f) << " shift " << p.shift;
+            }
+        }
+}
 #endif
 
 }  // namespace

@@ -145,6 +145,17 @@ struct int8_kernels {
     // activate on y, in one pass (the encoder calls it for a feed-forward layer's first half).
     static constexpr bool fuses_activation = false;
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
+    // The stream (params_int8.hpp): its LayerNorm into int8 or into itself, its add, int8 from it.
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        ref::layer_norm(x, rows, p, y);
+    }
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        ref::add(x, a, n, p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+        ref::narrow(x, n, p, y);
+    }
     // Rotary positions: one row of D queries or keys turned in place, cos and sin in Q14.
     template <int D, int HeadDim, bool Interleaved>
     static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {

@@ -61,6 +61,12 @@ struct linear_int8 {
 //   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)
 // For LayerNorm the radicand is N q - s^2; the input's scale (and for LayerNorm its zero point)
 // cancels in z, only eps depends on it.
+// From the stream (int16 rows, zero point 0: RMSNorm's C = 0, input_zero_point unused), with q
+// and the radicand in 64 bits and a finer reciprocal (den reaches N 2^15):
+//   z[c] = round(2^8 (N x[c] - C) / den)       via (N x[c] - C) * floor(2^48 / den), rounded >> 40
+//   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)       (int8 output)
+//   y[c] = saturate_int16(rescale(z[c] * gamma[c] + beta[c], 1, shift) + output_zero_point)  (stream)
+// |N x - C| <= sqrt(N) den, so |(N x - C) floor(2^48 / den)| <= 2^54 and |z| <= 2^8 sqrt(N) + 1.
 template <int N, bool Rms = false>
 struct layer_norm_int8 {
     static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
@@ -114,6 +120,31 @@ struct add_int8 {
     std::int32_t x_multiplier, a_multiplier;  // < 2^15
     std::int32_t shift;
     std::int32_t output_zero_point;
+};
+
+// The residual stream (int8 encoders' input and output, what every block adds to): int16 values
+// of one symmetric scale for the whole encoder (zero point 0). The tensors the linear layers
+// read stay int8; the stream's finer grid keeps the adds' rounding from piling up layer after
+// layer (tools/int8_noise_model.py: about 11 dB on the branch of the reference configurations).
+
+// stream += a, an int8 tensor (zero point a_zero_point) added into the stream:
+//   x[i] = saturate_int16(x[i] + rescale(a[i] - a_zero_point, multiplier, shift))
+// multiplier < 2^15 and 1 <= shift <= 30: |(a - za) m| + 2^(shift-1) < 2^31, 32-bit steps.
+struct stream_add_int8 {
+    std::int32_t a_zero_point;
+    std::int32_t multiplier;
+    std::int32_t shift;
+    std::int32_t reserved;  // 0
+};
+
+// An int8 tensor from the stream (a block input that is not a LayerNorm's output):
+//   y[i] = requantize(x[i], multiplier, shift, zero_point)
+// multiplier < 2^15 and 1 <= shift <= 30: |x m| + 2^(shift-1) < 2^31, 32-bit steps.
+struct stream_narrow_int8 {
+    std::int32_t multiplier;
+    std::int32_t shift;
+    std::int32_t zero_point;
+    std::int32_t reserved;  // 0
 };
 
 // Attention on symmetric int8 queries, keys and values (zero point 0).

@@ -38,6 +38,10 @@ constexpr std::int8_t saturate_int8(std::int32_t v) noexcept {
     return std::int8_t(v > 127 ? 127 : v < -128 ? -128 : v);
 }
 
+constexpr std::int16_t saturate_int16(std::int32_t v) noexcept {
+    return std::int16_t(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+}
+
 // An int8 output: rescale() to the output scale, plus its zero point, saturated.
 constexpr std::int8_t requantize(std::int32_t acc, std::int32_t multiplier, std::int32_t shift,
                                  std::int32_t zero_point) noexcept {

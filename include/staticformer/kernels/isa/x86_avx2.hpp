@@ -199,6 +199,9 @@ struct lanes8 : unmasked {
     static vec load_i8_pairs(const std::int8_t* p, pairs::mask) noexcept {
         return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     }
+    static vec load_i16_pairs(const std::int16_t* p, pairs::mask) noexcept {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
     static vec madd16(vec a, vec b) noexcept { return _mm256_madd_epi16(a, b); }
     // 64-bit lanes for LayerNorm's products: signed 32 x 32-bit products of the even lanes
     // (VPMULDQ), and 32-bit lanes from the high halves of two vectors of 64-bit lanes.

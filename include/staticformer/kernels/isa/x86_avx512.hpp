@@ -185,6 +185,7 @@ struct lanes16 {
     static vec load_i8_pairs(const std::int8_t* p, pairs::mask m) noexcept {
         return _mm512_maskz_cvtepi8_epi16(0xffffffff, _mm256_maskz_loadu_epi8(m, p));
     }
+    static vec load_i16_pairs(const std::int16_t* p, pairs::mask m) noexcept { return _mm512_maskz_loadu_epi16(m, p); }
     static vec madd16(vec a, vec b) noexcept { return _mm512_madd_epi16(a, b); }
     // 64-bit lanes for LayerNorm's products: signed 32 x 32-bit products of the even lanes
     // (VPMULDQ), and 32-bit lanes from the high halves of two vectors of 64-bit lanes.

@@ -1,6 +1,7 @@
 // staticformer: the int8 residual add on vector lanes (optimised; bit-identical to
 // reference/add_int8.hpp): acc = (x - x_zero_point) x_multiplier + (a - a_zero_point)
-// a_multiplier in 32-bit lanes, the rescale by 1 (round_shift) and the output's zero point.
+// a_multiplier in 32-bit lanes, the rescale by 1 (round_shift) and the output's zero point;
+// the stream's add and int8 from the stream alike.
 #pragma once
 
 #include "../isa/int8.hpp"
@@ -26,9 +27,34 @@ inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) 
     if (done < n) reference::add(x + done, a + done, n - done, p);
 }
 
+// stream += a: the rescale of (a - a_zero_point) m (round_shift), the sum clamped to int16.
+template <class V = lanes>
+inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+    const typename V::shift_params k(p.shift);
+    const auto az = V::set1(p.a_zero_point), m = V::set1(p.multiplier);
+    const auto low = V::set1(-32768), high = V::set1(32767);
+    const int done = each_block<V>(n, [&](int i, typename V::mask mask) {
+        const auto branch = V::round_shift(V::mullo(V::sub(V::load_i8(a + i, mask), az), m), k);
+        V::store_i16(x + i, V::min(V::max(V::add(V::load_i16(x + i, mask), branch), low), high), mask);
+    });
+    if (done < n) reference::add(x + done, a + done, n - done, p);
+}
+
+// int8 from the stream: x m, its rescale (round_shift), the zero point, saturated.
+template <class V = lanes>
+inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+    const typename V::shift_params k(p.shift);
+    const auto m = V::set1(p.multiplier), zero_point = V::set1(p.zero_point);
+    const int done = each_block<V>(n, [&](int i, typename V::mask mask) {
+        V::store_i8(y + i, V::add(V::round_shift(V::mullo(V::load_i16(x + i, mask), m), k), zero_point), mask);
+    });
+    if (done < n) reference::narrow(x + done, n - done, p, y + done);
+}
+
 #else
 
 using reference::add;  // no vector lanes on this target
+using reference::narrow;
 
 #endif
 

@@ -55,6 +55,16 @@ struct simd_int8_kernels : int8_kernels {
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         simd_int8::add(x, a, n, p);
     }
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        simd_int8::layer_norm(x, rows, p, y);
+    }
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        simd_int8::add(x, a, n, p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+        simd_int8::narrow(x, n, p, y);
+    }
     template <int D, int HeadDim, bool Interleaved>
     static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
         simd_int8::rotate<D, HeadDim, Interleaved>(x, cos, sin);

@@ -4,11 +4,13 @@
 // layer_norm_reciprocal); the outputs z = (centred * reciprocal + 2^31) >> 32
 // (mul_round_high, with one product per lane when the reciprocal fits 31 bits, as it does
 // unless the row's spread is tiny), z * gamma + beta, the rescale by 1 (round_shift). Partial
-// vectors are masked (AVX-512) or take the reference's element formula.
+// vectors are masked (AVX-512) or take the reference's element formula. The stream's LayerNorm
+// (int16 rows) alike, with 64-bit sums of squares and a 2^48 reciprocal.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../isa/int8.hpp"
@@ -41,8 +43,8 @@ inline std::int64_t layer_norm_reciprocal(std::uint32_t den) noexcept {
 // a chain of dependent steps: sums, square root, division; the rows' chains overlap), then their
 // outputs, output(stats, x row, y row). y may equal x: a row is written only after the whole
 // block's statistics are taken.
-template <int N, class Stats, class Output>
-inline void layer_norm_blocks(const std::int8_t* x, int rows, std::int8_t* y, Stats stats_of, Output output) noexcept {
+template <int N, class In, class Out, class Stats, class Output>
+inline void layer_norm_blocks(const In* x, int rows, Out* y, Stats stats_of, Output output) noexcept {
     constexpr int block = 8;
     for (int r0 = 0; r0 < rows; r0 += block) {
         const int b = rows - r0 < block ? rows - r0 : block;
@@ -61,12 +63,12 @@ inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_
     return {r.centre, den == 0 ? 0 : layer_norm_reciprocal(den)};
 }
 
-// (c * r + 2^31) >> 32 per lane for r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow, the
+// (c * r + Round) >> 32 per lane for r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow, the
 // usual case): the products of the even and of the odd lanes in 64 bits, z the high half of
 // each sum.
-template <class V, bool Narrow>
+template <class V, bool Narrow, std::int64_t Round = std::int64_t(1) << 31>
 inline typename V::vec mul_round_high(typename V::vec c, typename V::vec lo, typename V::vec hi) noexcept {
-    const typename V::vec round = V::set1_64(std::int64_t(1) << 31), odd = V::template srl64<32>(c);
+    const typename V::vec round = V::set1_64(Round), odd = V::template srl64<32>(c);
     typename V::vec even_product = V::add64(V::mul_even(c, lo), round);
     typename V::vec odd_product = V::add64(V::mul_even(odd, lo), round);
     if constexpr (!Narrow) {
@@ -124,6 +126,74 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, 
     layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr) {
         if (st.reciprocal <= 0x7fffffff) outputs(st, xr, yr, std::true_type());
         else outputs(st, xr, yr, std::false_type());
+    });
+}
+
+// From the stream (params_int8.hpp): the sum and the 64-bit sum of squares of a row, two int16
+// values per 32-bit lane and step. A lane's two squares reach 2^31: read unsigned, widened into
+// 64-bit sums of the even and the odd lanes.
+template <class V, int N, bool Rms>
+inline reference::norm_stats_int8 stream_norm_stats(const std::int16_t* x, const layer_norm_int8<N, Rms>& p) noexcept {
+    using P = typename V::pairs;
+    using vec = typename V::vec;
+    const vec ones = V::set1(0x00010001), low_half = V::set1_64(0xffffffff);
+    vec sumv = V::set1(0), squares = V::set1_64(0);
+    const int done = each_block<P>(N, [&](int c, typename P::mask m) {
+        const vec x2 = V::load_i16_pairs(x + c, m), sq = V::madd16(x2, x2);
+        sumv = V::add(sumv, V::madd16(x2, ones));
+        squares = V::add64(squares, V::add64(V::and_(sq, low_half), V::template srl64<32>(sq)));
+    });
+    std::int64_t lanes64[sizeof(vec) / 8];
+    std::memcpy(lanes64, &squares, sizeof squares);
+    std::int32_t sum = V::hsum(sumv);
+    std::int64_t sum_sq = 0;
+    for (std::int64_t v : lanes64) sum_sq += v;
+    for (int c = done; c < N; ++c) {
+        sum += x[c];
+        sum_sq += std::int32_t(x[c]) * x[c];
+    }
+    const std::int64_t spread = std::int64_t(N) * sum_sq - (Rms ? 0 : std::int64_t(sum) * sum);
+    const std::uint32_t den = layer_norm_den(std::uint64_t(spread + p.eps));
+    // 2^48 / den by a truncated double quotient, exact as layer_norm_reciprocal's: the error is
+    // below 2^-5 / den, a non-integer quotient at least 1 / den from the next integer.
+    return {Rms ? 0 : sum, den == 0 ? 0 : std::int64_t(double(std::int64_t(1) << 48) / double(den))};
+}
+
+// A stream row's outputs: z = ((centred * reciprocal + 2^39) >> 32) >> 8, z * gamma + beta, the
+// rescale by 1 and the zero point, into int8 (saturated) or into the stream (clamped).
+template <class V, bool Narrow, int N, bool Rms, class Out>
+inline void stream_norm_row(reference::norm_stats_int8 st, const std::int16_t* xr, const layer_norm_int8<N, Rms>& p,
+                            Out* yr) noexcept {
+    using vec = typename V::vec;
+    const typename V::shift_params k(p.shift);
+    const vec zero_point = V::set1(p.output_zero_point), n = V::set1(N), sum = V::set1(st.sum);
+    const vec lo = V::set1_64(st.reciprocal & 0x7fffffff), hi = V::set1_64(st.reciprocal >> 31);
+    const vec low = V::set1(-32768), high = V::set1(32767);
+    const int done = each_block<V>(N, [&](int c, typename V::mask m) {
+        const vec centred = V::sub(V::mullo(V::load_i16(xr + c, m), n), sum);
+        const vec z = V::template srai<8>(mul_round_high<V, Narrow, std::int64_t(1) << 39>(centred, lo, hi));
+        const vec acc = V::add(V::mullo(z, V::load_i16(p.gamma + c, m)), V::load_i32(p.beta + c, m));
+        const vec y = V::add(V::round_shift(acc, k), zero_point);
+        if constexpr (sizeof(Out) == 1)
+            V::store_i8(yr + c, y, m);
+        else
+            V::store_i16(yr + c, V::min(V::max(y, low), high), m);
+    });
+    if constexpr (!V::masked && N % V::lanes != 0)  // (the tail as layer_norm's: GCC 12's false positive)
+        for (int c = done; c < N; ++c)
+            reference::store_norm_output(reference::stream_norm_value(xr[c], st, p, c), p.shift, p.output_zero_point,
+                                         yr[c]);
+    else
+        static_cast<void>(done);
+}
+
+template <int N, bool Rms, class Out, class V = lanes>
+inline void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+    static_assert(N <= 4096, "centred values N x - sum must fit 32 bits");
+    const auto stats_of = [&p](const std::int16_t* xr) { return stream_norm_stats<V>(xr, p); };
+    layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int16_t* xr, Out* yr) {
+        if (st.reciprocal <= 0x7fffffff) stream_norm_row<V, true>(st, xr, p, yr);
+        else stream_norm_row<V, false>(st, xr, p, yr);
     });
 }
 

@@ -43,6 +43,8 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
     static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
     }
+    using int8_kernels::add;  // the stream's: the reference's (as layer_norm's and narrow)
+    using int8_kernels::layer_norm;
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { cortex_m_dsp::add(x, a, n, p); }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { cortex_m_dsp::activate(x, n, table); }
     template <int N, bool Rms>
