@@ -62,7 +62,7 @@ compilers: deps-test
 CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55
 CROSS_FLAGS ?=
 # The port tests of the Cortex-M kernels, also built at -Og, -O1, -O0 and with STATICFORMER_NO_ASM.
-PORT_KERNEL_TESTS = linear_shapes softmax_rows attention_rows layer_norm_stats
+PORT_KERNEL_TESTS = linear_shapes softmax_rows attention_rows layer_norm_stats stream_kernels
 space := $(subst ,, )
 cross-test: deps-test
 	@for t in $(CROSS_TARGETS); do \

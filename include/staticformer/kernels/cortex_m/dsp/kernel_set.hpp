@@ -14,6 +14,7 @@
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
 #include "softmax_int8.hpp"
+#include "stream_int8.hpp"
 #endif
 
 namespace staticformer {
@@ -43,8 +44,16 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
     static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
     }
-    using int8_kernels::add;  // the stream's: the reference's (as layer_norm's and narrow)
-    using int8_kernels::layer_norm;
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        cortex_m_dsp::layer_norm(x, rows, p, y);
+    }
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        cortex_m_dsp::add(x, a, n, p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+        cortex_m_dsp::narrow(x, n, p, y);
+    }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { cortex_m_dsp::add(x, a, n, p); }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { cortex_m_dsp::activate(x, n, table); }
     template <int N, bool Rms>

@@ -49,7 +49,7 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
     }
-    using dsp::add;  // the stream's (as layer_norm's)
+    using dsp::add;  // the stream's: the DSP set's (as layer_norm's and narrow)
     using dsp::layer_norm;
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         kernels::cortex_m_mve::add(x, a, n, p);
