@@ -367,6 +367,33 @@ using batch_workspace_t = std::conditional_t<std::is_same<P, sf::int8>::value,
 inline input_kind batch_kind(int b, int count) { return all_input_kinds[(b + count) % 3]; }
 inline int batch_len(int b, int count, int most) { return 1 + (b * 7 + count * 3) % most; }
 
+// A batch of `count` sequences' lengths and masks, and the bytes and status of their own calls.
+struct batch_parts {
+    std::vector<int> lens;
+    std::vector<std::vector<std::uint8_t>> mask_bytes;
+    std::vector<sf::key_padding_mask> masks;
+    bytes expected;
+    sf::status expected_status = sf::status::ok;
+};
+// Sequence b has batch_kind's input and batch_len's length of `tokens` (whole: all of them);
+// add(b, kind, len, status) appends its input and returns its own call's bytes.
+template <class Add>
+batch_parts make_batch(int count, int tokens, bool whole, Add&& add) {
+    batch_parts p{std::vector<int>(count), std::vector<std::vector<std::uint8_t>>(count),
+                  std::vector<sf::key_padding_mask>(count), {}, sf::status::ok};
+    for (int b = 0; b < count; ++b) {
+        const input_kind kind = batch_kind(b, count);
+        p.lens[b] = whole ? tokens : batch_len(b, count, tokens);
+        p.mask_bytes[b] = make_mask(kind, tokens, p.lens[b]);
+        p.masks[b] = as_key_mask(p.mask_bytes[b]);
+        sf::status s = sf::status::ok;
+        const std::vector<unsigned char> one = add(b, kind, p.lens[b], s);
+        p.expected.insert(p.expected.end(), one.begin(), one.end());
+        if (s != sf::status::ok) p.expected_status = s;
+    }
+    return p;
+}
+
 // Batches of 1 .. Batch sequences with mixed lengths, inputs and masks, on one worker and
 // through exec on Workers: each sequence's bytes (and the status) are those of its own call.
 template <class Cfg, class P, class Backend, int Batch, int Workers>
@@ -379,35 +406,25 @@ void expect_batch_equals_single_calls(bool openmp) {
     int mismatches = 0;
     for (int count = 1; count <= Batch; ++count) {
         std::vector<value> x(count * sequence);
-        std::vector<int> lens(count);
-        std::vector<std::vector<std::uint8_t>> mask_bytes(count);
-        std::vector<sf::key_padding_mask> masks(count);
-        bytes expected;
-        sf::status expected_status = sf::status::ok;
-        for (int b = 0; b < count; ++b) {
-            const input_kind kind = batch_kind(b, count);
-            lens[b] = batch_len(b, count, Cfg::seq_len);
+        const batch_parts p = make_batch(count, Cfg::seq_len, false, [&](int b, input_kind kind, int len, sf::status& s) {
             const std::vector<value> in = input_for<Cfg, P>(kind);
             std::copy(in.begin(), in.end(), x.begin() + b * sequence);
-            mask_bytes[b] = make_mask(kind, Cfg::seq_len, lens[b]);
-            masks[b] = as_key_mask(mask_bytes[b]);
-            sf::status s = sf::status::ok;
-            const std::vector<unsigned char> one = output_bytes<Cfg, P, Backend>(kind, lens[b], s);
-            expected.insert(expected.end(), one.begin(), one.end());
-            if (s != sf::status::ok) expected_status = s;
-        }
+            return output_bytes<Cfg, P, Backend>(kind, len, s);
+        });
+        const auto run = [&](value* y, const auto&... exec_arg) {
+            return sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y, p.lens.data(), count,
+                                              p.masks.data(), exec_arg...);
+        };
         std::vector<value> y(x.size(), value(99));
-        const sf::status serial = sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), lens.data(),
-                                                             count, masks.data());
-        if (bytes_of(y) != expected || serial != expected_status) ++mismatches;
+        const sf::status serial = run(y.data());
+        if (bytes_of(y) != p.expected || serial != p.expected_status) ++mismatches;
         std::fill(y.begin(), y.end(), value(99));
-        const sf::status parallel = sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(),
-                                                               lens.data(), count, masks.data(), exec);
-        if (bytes_of(y) != expected || parallel != expected_status) ++mismatches;
-        const sf::status in_place = sf::forward_batch<Backend>(weights_for<Cfg, P>(), *ws, x.data(), x.data(),
-                                                               lens.data(), count, masks.data());
-        if (bytes_of(x) != expected || in_place != expected_status) ++mismatches;
+        const sf::status parallel = run(y.data(), exec);
+        if (bytes_of(y) != p.expected || parallel != p.expected_status) ++mismatches;
+        const sf::status in_place = run(x.data());
+        if (bytes_of(x) != p.expected || in_place != p.expected_status) ++mismatches;
     }
+    EXPECT_EQ(most_tasks, Workers) << precision_name<P> << ", " << exec.name();
     EXPECT_EQ(mismatches, 0) << precision_name<P> << ", batches of 1.." << Batch << ", " << Workers << " workers ("
                              << exec.name() << ")";
 }
@@ -459,32 +476,22 @@ void expect_model_batch_equals_single_calls(bool openmp) {
     int mismatches = 0;
     for (int count = 1; count <= Batch; ++count) {
         std::vector<sf::model_input_t<M, P>> x;
-        std::vector<int> lens(count);
-        std::vector<std::vector<std::uint8_t>> mask_bytes(count);
-        std::vector<sf::key_padding_mask> masks(count);
-        bytes expected;
-        sf::status expected_status = sf::status::ok;
-        for (int b = 0; b < count; ++b) {
-            const input_kind kind = batch_kind(b, count);
-            lens[b] = M::input == sf::input_kind::patches ? M::input_tokens : batch_len(b, count, M::input_tokens);
+        const bool whole = M::input == sf::input_kind::patches;  // an image: all its patches
+        const batch_parts p = make_batch(count, M::input_tokens, whole, [&](int, input_kind kind, int len, sf::status& s) {
             const auto in = make_model_input_for<M, P>(kind);
             x.insert(x.end(), in.begin(), in.end());
-            mask_bytes[b] = make_mask(kind, M::input_tokens, lens[b]);
-            masks[b] = as_key_mask(mask_bytes[b]);
-            sf::status s = sf::status::ok;
-            const std::vector<unsigned char> one = model_output_bytes<M, P, Backend>(kind, lens[b], s);
-            expected.insert(expected.end(), one.begin(), one.end());
-            if (s != sf::status::ok) expected_status = s;
-        }
+            return model_output_bytes<M, P, Backend>(kind, len, s);
+        });
         std::vector<output> y(count * M::output_values, output(99));
         const auto& w = model_weights_for<M, P>();
-        const sf::status serial = sf::forward_batch<Backend>(w, *ws, x.data(), y.data(), lens.data(), count, masks.data());
-        if (bytes_of(y) != expected || serial != expected_status) ++mismatches;
+        const sf::status serial = sf::forward_batch<Backend>(w, *ws, x.data(), y.data(), p.lens.data(), count, p.masks.data());
+        if (bytes_of(y) != p.expected || serial != p.expected_status) ++mismatches;
         std::fill(y.begin(), y.end(), output(99));
         const sf::status parallel =
-            sf::forward_batch<Backend>(w, *ws, x.data(), y.data(), lens.data(), count, masks.data(), exec);
-        if (bytes_of(y) != expected || parallel != expected_status) ++mismatches;
+            sf::forward_batch<Backend>(w, *ws, x.data(), y.data(), p.lens.data(), count, p.masks.data(), exec);
+        if (bytes_of(y) != p.expected || parallel != p.expected_status) ++mismatches;
     }
+    EXPECT_EQ(most_tasks, Workers) << precision_name<P> << ", " << exec.name();
     EXPECT_EQ(mismatches, 0) << precision_name<P> << ", batches of 1.." << Batch << ", " << Workers << " workers ("
                              << exec.name() << ")";
 }

@@ -258,5 +258,22 @@ struct composition {
     }
 };
 
+// What a pass runs its composition's tiles on (C::one_worker, C::workers): the workspace's first
+// worker, or all of them through exec.
+struct on_one_worker {
+    template <class Storage, class C>
+    auto operator()(Storage& storage, C) const noexcept {
+        return C::one_worker(storage);
+    }
+};
+template <class Executor>
+struct on_workers {
+    Executor& exec;
+    template <class Storage, class C>
+    auto operator()(Storage& storage, C) const noexcept {
+        return C::workers(storage, exec);
+    }
+};
+
 }  // namespace detail
 }  // namespace staticformer

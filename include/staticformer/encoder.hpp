@@ -44,12 +44,12 @@ struct precision_traits<int8> {
 template <class K, class Cfg, class P, int Tile, int Workers>
 inline status forward_with(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x,
                            float* y, int valid_len, key_padding_mask mask = {}) noexcept {
-    return detail::forward<Cfg, K>(w, ws, x, y, valid_len, mask);
+    return detail::forward<Cfg, K>(w, ws, x, y, valid_len, mask, detail::on_one_worker{});
 }
 template <class K, class Cfg, int Tile, int Workers>
 inline status forward_with(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
                            const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
-    return detail::forward_int8<Cfg, K, Tile>(w, ws, x, y, valid_len, mask);
+    return detail::forward_int8<Cfg, K>(w, ws, x, y, valid_len, mask, detail::on_one_worker{});
 }
 
 template <class Cfg, class P = f32, class Backend = default_backend>

@@ -253,21 +253,13 @@ inline status checked_pass_float(const float* x, float* y, int valid_len, key_pa
     return math::canonicalize_non_finite(y, valid) ? status::ok : status::non_finite_output;
 }
 
-// One pass with kernel set K on the workspace's first worker.
-template <class Cfg, class K, class P, int Tile, int Workers>
+// One pass with kernel set K, its composition on tiles(ws): on_one_worker or on_workers.
+template <class Cfg, class K, class P, int Tile, int Workers, class MakeTiles>
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x, float* y,
-                      int valid_len, key_padding_mask mask) noexcept {
+                      int valid_len, key_padding_mask mask, MakeTiles&& tiles) noexcept {
     using C = composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>;
     return checked_pass_float<Cfg>(x, y, valid_len, mask,
-                              [&](float* s, int n, kept_keys m) { C::run(w, s, n, m, C::one_worker(ws)); });
-}
-// One pass with kernel set K on every worker of the workspace, through exec (parallel.hpp).
-template <class Cfg, class K, class P, int Tile, int Workers, class Executor>
-inline status forward_parallel(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x,
-                               float* y, int valid_len, key_padding_mask mask, Executor& exec) noexcept {
-    using C = composition<Cfg, float_steps<Cfg, K, weight_element_t<P>, Tile>>;
-    return checked_pass_float<Cfg>(x, y, valid_len, mask,
-                              [&](float* s, int n, kept_keys m) { C::run(w, s, n, m, C::workers(ws, exec)); });
+                                   [&](float* s, int n, kept_keys m) { C::run(w, s, n, m, tiles(ws, C{})); });
 }
 
 // A batch (batch.hpp) with kernel set K, its encoder on tiles(ws): the checks and the input
@@ -303,7 +295,7 @@ template <class Backend = default_backend, class Cfg, class P, int Tile, int Wor
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x, float* y,
                       int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask);
+    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask, detail::on_one_worker{});
 }
 // The same pass split across the workspace's Workers threads by the caller's executor
 // (parallel.hpp; parallel_workspace_for sizes the workspace): the same bytes as forward above.
@@ -311,7 +303,8 @@ template <class Backend = default_backend, class Cfg, class P, int Tile, int Wor
 inline status forward(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile, Workers>& ws, const float* x, float* y,
                       int valid_len, key_padding_mask mask, Executor&& exec) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
-    return detail::forward_parallel<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask, exec);
+    return detail::forward<Cfg, kernel_set<Backend>>(w, ws, x, y, valid_len, mask,
+                                                     detail::on_workers<std::remove_reference_t<Executor>>{exec});
 }
 
 // A batch of `count` sequences in one call: x and y hold count x seq_len x d_model floats
@@ -326,7 +319,7 @@ inline status forward_batch(const encoder_weights<Cfg, P>& w, workspace<Cfg, Til
                             const key_padding_mask* masks = nullptr) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::checked_batch_float<Cfg, kernel_set<Backend>>(
-        w, ws, x, y, valid_lens, count, masks, [](auto& storage, auto c) { return decltype(c)::one_worker(storage); });
+        w, ws, x, y, valid_lens, count, masks, detail::on_one_worker{});
 }
 // The same batch split across the workspace's Workers threads by the caller's executor.
 template <class Backend = default_backend, class Cfg, class P, int Tile, int Workers, int Batch, class Executor>
@@ -335,8 +328,7 @@ inline status forward_batch(const encoder_weights<Cfg, P>& w, workspace<Cfg, Til
                             Executor&& exec) noexcept {
     static_assert(detail::backend_check<P, Backend>::value, "");
     return detail::checked_batch_float<Cfg, kernel_set<Backend>>(
-        w, ws, x, y, valid_lens, count, masks,
-        [&](auto& storage, auto c) { return decltype(c)::workers(storage, exec); });
+        w, ws, x, y, valid_lens, count, masks, detail::on_workers<std::remove_reference_t<Executor>>{exec});
 }
 
 }  // namespace staticformer

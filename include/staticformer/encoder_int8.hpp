@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "batch.hpp"
 #include "call_checks.hpp"
@@ -17,6 +18,15 @@
 
 namespace staticformer {
 
+namespace detail {
+// (query row, head) pairs whose attention runs together, stage by stage: 8 with tiles of at
+// least 8 rows (the simd default), 1 with smaller tiles (firmware RAM).
+constexpr int int8_attention_batch(int tile) noexcept { return tile >= 8 ? 8 : 1; }
+// Rows of values, scores and probabilities an even number apart: a kernel set may store values
+// in pairs of rows, and read probabilities two at a time from a 4-byte boundary (LDRD on Cortex-M).
+constexpr int int8_even_rows(int seq_len) noexcept { return seq_len + seq_len % 2; }
+}  // namespace detail
+
 // All activation memory of one int8 forward pass; the caller's output buffer holds the stream.
 // Tile: rows per tile, as for the float workspace (encoder.hpp); Workers: threads a pass may run
 // on (parallel.hpp), each with tile buffers of its own; Batch: sequences a call may run
@@ -28,13 +38,9 @@ struct workspace_int8 {
     static_assert(Batch >= 1, "a workspace holds at least one sequence");
     static constexpr int D = Cfg::d_model, S = Cfg::seq_len, T = Tile, F = Cfg::d_ff;
     static constexpr int tile = Tile, workers = Workers, batch = Batch;
-    static constexpr int value_rows = S + S % 2;  // even: a kernel set may store values in pairs of rows
-    // (query row, head) pairs whose attention runs together, stage by stage: 8 with tiles of at
-    // least 8 rows (the simd default), 1 with smaller tiles (firmware RAM).
-    static constexpr int attention_batch = Tile >= 8 ? 8 : 1;
-    // Rows of scores and probabilities an even number apart: each probability row starts on a
-    // 4-byte boundary, which a kernel set reading them two at a time (LDRD on Cortex-M) needs.
-    static constexpr int score_stride = S + S % 2;
+    static constexpr int value_rows = detail::int8_even_rows(S);
+    static constexpr int attention_batch = detail::int8_attention_batch(Tile);
+    static constexpr int score_stride = detail::int8_even_rows(S);
     static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
     struct tile_buffers {
         alignas(64) std::int8_t normed[T * D];               // LayerNorm of a tile (pre-norm)
@@ -92,7 +98,7 @@ STATICFORMER_OUT_OF_LINE void attention_rows_int8(const attention_int8& a, const
                                                   int8_lane& ws) noexcept {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len, H = Cfg::heads, Dh = Cfg::head_dim, T = Tile;
     constexpr int KV = Cfg::kv_dim, group = Cfg::kv_group;  // query head h reads key and value head h / group
-    constexpr int B = Tile >= 8 ? 8 : 1, P = S + S % 2;  // (the workspace's attention_batch, score_stride)
+    constexpr int B = int8_attention_batch(Tile), P = int8_even_rows(S);  // (the workspace's batch and stride)
     if constexpr (B == 1) {
         for (int r = 0; r < rows; ++r) {
             const int n = keys.of_row<Cfg::is_causal>(r);
@@ -133,7 +139,7 @@ struct int8_steps {
     using stream = std::int8_t;
     using layer = layer_weights_int8<Cfg>;
     using workspace = int8_lane;
-    static constexpr int values_rows = S + S % 2;  // (the workspace's value_rows)
+    static constexpr int values_rows = int8_even_rows(S);  // (the workspace's value_rows)
     template <int Workers, int Batch>
     static workspace lane(workspace_int8<Cfg, Tile, Workers, Batch>& ws, int i) noexcept {
         auto& t = ws.lane[i];
@@ -235,22 +241,14 @@ inline status checked_pass_int8(const encoder_weights<Cfg, int8>& w, const std::
     std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
     return status::ok;
 }
-// One int8 pass with kernel set K on the workspace's first worker.
-template <class Cfg, class K, int Tile, int Workers>
+// One int8 pass with kernel set K, its composition on tiles(ws): on_one_worker or on_workers.
+template <class Cfg, class K, int Tile, int Workers, class MakeTiles>
 inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
-                           const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask) noexcept {
+                           const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
+                           MakeTiles&& tiles) noexcept {
     using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
     return checked_pass_int8<Cfg>(w, x, y, valid_len, mask,
-                             [&](std::int8_t* s, int n, kept_keys m) { C::run(w, s, n, m, C::one_worker(ws)); });
-}
-// One int8 pass with kernel set K on every worker of the workspace, through exec.
-template <class Cfg, class K, int Tile, int Workers, class Executor>
-inline status forward_int8_parallel(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
-                                    const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
-                                    Executor& exec) noexcept {
-    using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
-    return checked_pass_int8<Cfg>(w, x, y, valid_len, mask,
-                             [&](std::int8_t* s, int n, kept_keys m) { C::run(w, s, n, m, C::workers(ws, exec)); });
+                                  [&](std::int8_t* s, int n, kept_keys m) { C::run(w, s, n, m, tiles(ws, C{})); });
 }
 
 // An int8 batch (batch.hpp) with kernel set K, its encoder on tiles(ws).
@@ -277,7 +275,7 @@ template <class Backend = default_backend, class Cfg, int Tile, int Workers>
 inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
                       const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
-    return detail::forward_int8<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len, mask);
+    return detail::forward_int8<Cfg, int8_kernel_set<Backend>>(w, ws, x, y, valid_len, mask, detail::on_one_worker{});
 }
 // The same pass split across the workspace's Workers threads by the caller's executor
 // (parallel.hpp): the same bytes.
@@ -286,7 +284,8 @@ inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, T
                       const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
                       Executor&& exec) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
-    return detail::forward_int8_parallel<Cfg, int8_kernel_set<Backend>, Tile>(w, ws, x, y, valid_len, mask, exec);
+    return detail::forward_int8<Cfg, int8_kernel_set<Backend>>(w, ws, x, y, valid_len, mask,
+                                                               detail::on_workers<std::remove_reference_t<Executor>>{exec});
 }
 
 // A batch of int8 sequences in one call, as the float forward_batch (batch_workspace_int8_for).
@@ -296,7 +295,7 @@ inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<
                             const key_padding_mask* masks = nullptr) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::checked_batch_int8<Cfg, int8_kernel_set<Backend>>(
-        w, ws, x, y, valid_lens, count, masks, [](auto& storage, auto c) { return decltype(c)::one_worker(storage); });
+        w, ws, x, y, valid_lens, count, masks, detail::on_one_worker{});
 }
 // The same batch split across the workspace's Workers threads by the caller's executor.
 template <class Backend = default_backend, class Cfg, int Tile, int Workers, int Batch, class Executor>
@@ -305,8 +304,7 @@ inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<
                             const key_padding_mask* masks, Executor&& exec) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::checked_batch_int8<Cfg, int8_kernel_set<Backend>>(
-        w, ws, x, y, valid_lens, count, masks,
-        [&](auto& storage, auto c) { return decltype(c)::workers(storage, exec); });
+        w, ws, x, y, valid_lens, count, masks, detail::on_workers<std::remove_reference_t<Executor>>{exec});
 }
 
 }  // namespace staticformer

@@ -370,22 +370,6 @@ inline status checked_model_batch(const model_weights<M, P>& w,
     return s != status::ok ? s : run_model<M, K, P>(w, ws, in, out, valid_tokens, masks, count, tiles);
 }
 
-// The encoder's tiles on the workspace's first worker, or on all of them through exec.
-struct on_one_worker {
-    template <class Storage, class C>
-    auto operator()(Storage& storage, C) const noexcept {
-        return C::one_worker(storage);
-    }
-};
-template <class Executor>
-struct on_workers {
-    Executor& exec;
-    template <class Storage, class C>
-    auto operator()(Storage& storage, C) const noexcept {
-        return C::workers(storage, exec);
-    }
-};
-
 // The kernel set of a backend for precision P.
 template <class P, class Backend>
 using kernel_set_for = typename precision_traits<P>::template kernels<Backend>;

@@ -181,6 +181,12 @@ def _batch_header_text(prefix: str) -> list:
         f"    const int* mask_lengths, {prefix}_executor executor, void* executor_context);"]
 
 
+def _workspace_lines(P: str, kind: str = "workspace_type") -> list:
+    """The start of a _ws function: the caller's buffer as a workspace, or the status that refuses it."""
+    return [f"    {kind}* ws = as_workspace<{kind}>(workspace, workspace_bytes);",
+            f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;"]
+
+
 def _batch_source_text(prefix: str) -> list:
     """PREFIX_forward_batch_ws: the masks gathered, the C executor wrapped (parallel.hpp)."""
     P = prefix.upper()
@@ -188,8 +194,7 @@ def _batch_source_text(prefix: str) -> list:
         f"{prefix}_status {prefix}_forward_batch_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* inputs,",
         f"    {prefix}_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,",
         f"    const int* mask_lengths, {prefix}_executor executor, void* executor_context) {{",
-        "    batch_workspace_type* ws = as_workspace<batch_workspace_type>(workspace, workspace_bytes);",
-        f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+        *_workspace_lines(P, "batch_workspace_type"),
         f"    if (count < 1 || count > max_batch) return {P}_STATUS_BAD_BATCH_SIZE;",
         f"    if (masks != nullptr && mask_lengths == nullptr) return {P}_STATUS_NULL_POINTER;",
         "    sf::key_padding_mask kept[max_batch];",
@@ -211,8 +216,7 @@ def _masked_forward_text(prefix: str) -> list:
         "}", "",
         f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
         f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {{",
-        "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
-        f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+        *_workspace_lines(P),
         f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens, {{mask, mask_length}}));",
         "}"]
 
@@ -228,8 +232,7 @@ def _masked_classify_text(prefix: str) -> list:
         f"{prefix}_status {prefix}_classify_masked_ws(void* workspace, size_t workspace_bytes,",
         f"    const {prefix}_input_t* input, {prefix}_output_t* logits, int* label,",
         f"    int valid_tokens, const uint8_t* mask, int mask_length) {{",
-        "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
-        f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+        *_workspace_lines(P),
         f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens, {{mask, mask_length}}));",
         "}"]
 
@@ -285,8 +288,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
             "}", "",
             f"{prefix}_status {prefix}_forward_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
             f"                               {prefix}_output_t* output, int valid_tokens) {{",
-            "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
-            f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+            *_workspace_lines(P),
             f"    return {prefix}_status(sf::forward(weights, *ws, input, output, valid_tokens));",
             "}", "", *_masked_forward_text(prefix), "", *_batch_source_text(prefix)]
     if info["classes"] > 0:
@@ -296,8 +298,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
                 "}", "",
                 f"{prefix}_status {prefix}_classify_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
                 f"                                {prefix}_output_t* logits, int* label, int valid_tokens) {{",
-                "    workspace_type* ws = as_workspace(workspace, workspace_bytes);",
-                f"    if (ws == nullptr) return {P}_STATUS_BAD_WORKSPACE;",
+                *_workspace_lines(P),
                 f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens));",
                 "}", "", *_masked_classify_text(prefix)]
     if precision == "int8":

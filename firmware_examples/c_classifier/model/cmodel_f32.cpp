@@ -103,7 +103,7 @@ cmodel_f32_status cmodel_f32_forward(const cmodel_f32_input_t* input, cmodel_f32
 
 cmodel_f32_status cmodel_f32_forward_ws(void* workspace, size_t workspace_bytes, const cmodel_f32_input_t* input,
                                cmodel_f32_output_t* output, int valid_tokens) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
     return cmodel_f32_status(sf::forward(weights, *ws, input, output, valid_tokens));
 }
@@ -115,7 +115,7 @@ cmodel_f32_status cmodel_f32_forward_masked(const cmodel_f32_input_t* input, cmo
 
 cmodel_f32_status cmodel_f32_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_f32_input_t* input,
     cmodel_f32_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
     return cmodel_f32_status(sf::forward(weights, *ws, input, output, valid_tokens, {mask, mask_length}));
 }
@@ -141,7 +141,7 @@ cmodel_f32_status cmodel_f32_classify(const cmodel_f32_input_t* input, cmodel_f3
 
 cmodel_f32_status cmodel_f32_classify_ws(void* workspace, size_t workspace_bytes, const cmodel_f32_input_t* input,
                                 cmodel_f32_output_t* logits, int* label, int valid_tokens) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
     return cmodel_f32_status(classify(*ws, input, logits, label, valid_tokens));
 }
@@ -154,7 +154,7 @@ cmodel_f32_status cmodel_f32_classify_masked(const cmodel_f32_input_t* input, cm
 cmodel_f32_status cmodel_f32_classify_masked_ws(void* workspace, size_t workspace_bytes,
     const cmodel_f32_input_t* input, cmodel_f32_output_t* logits, int* label,
     int valid_tokens, const uint8_t* mask, int mask_length) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_F32_STATUS_BAD_WORKSPACE;
     return cmodel_f32_status(classify(*ws, input, logits, label, valid_tokens, {mask, mask_length}));
 }

@@ -103,7 +103,7 @@ cmodel_int8_status cmodel_int8_forward(const cmodel_int8_input_t* input, cmodel_
 
 cmodel_int8_status cmodel_int8_forward_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
                                cmodel_int8_output_t* output, int valid_tokens) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_INT8_STATUS_BAD_WORKSPACE;
     return cmodel_int8_status(sf::forward(weights, *ws, input, output, valid_tokens));
 }
@@ -115,7 +115,7 @@ cmodel_int8_status cmodel_int8_forward_masked(const cmodel_int8_input_t* input, 
 
 cmodel_int8_status cmodel_int8_forward_masked_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
     cmodel_int8_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_INT8_STATUS_BAD_WORKSPACE;
     return cmodel_int8_status(sf::forward(weights, *ws, input, output, valid_tokens, {mask, mask_length}));
 }
@@ -141,7 +141,7 @@ cmodel_int8_status cmodel_int8_classify(const cmodel_int8_input_t* input, cmodel
 
 cmodel_int8_status cmodel_int8_classify_ws(void* workspace, size_t workspace_bytes, const cmodel_int8_input_t* input,
                                 cmodel_int8_output_t* logits, int* label, int valid_tokens) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_INT8_STATUS_BAD_WORKSPACE;
     return cmodel_int8_status(classify(*ws, input, logits, label, valid_tokens));
 }
@@ -154,7 +154,7 @@ cmodel_int8_status cmodel_int8_classify_masked(const cmodel_int8_input_t* input,
 cmodel_int8_status cmodel_int8_classify_masked_ws(void* workspace, size_t workspace_bytes,
     const cmodel_int8_input_t* input, cmodel_int8_output_t* logits, int* label,
     int valid_tokens, const uint8_t* mask, int mask_length) {
-    workspace_type* ws = as_workspace(workspace, workspace_bytes);
+    workspace_type* ws = as_workspace<workspace_type>(workspace, workspace_bytes);
     if (ws == nullptr) return CMODEL_INT8_STATUS_BAD_WORKSPACE;
     return cmodel_int8_status(classify(*ws, input, logits, label, valid_tokens, {mask, mask_length}));
 }
