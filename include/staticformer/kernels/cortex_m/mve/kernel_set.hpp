@@ -16,6 +16,7 @@
 #include "linear_int8.hpp"
 #include "rotary_int8.hpp"
 #include "softmax_int8.hpp"
+#include "stream_int8.hpp"
 #endif
 
 namespace staticformer {
@@ -49,8 +50,16 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
     }
-    using dsp::add;  // the stream's: the DSP set's (as layer_norm's and narrow)
-    using dsp::layer_norm;
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        kernels::cortex_m_mve::layer_norm(x, rows, p, y);
+    }
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        kernels::cortex_m_mve::add(x, a, n, p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+        kernels::cortex_m_mve::narrow(x, n, p, y);
+    }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         kernels::cortex_m_mve::add(x, a, n, p);
     }
