@@ -562,9 +562,9 @@ void stream_norm_params(sf::layer_norm_int8<N, Rms>& p, int variant, bool int8_o
 }
 
 // The LayerNorm formula in doubles: y = z gamma / 2^shift + beta / 2^shift + zero point with the
-// real z = 2^8 (N x - C) / sqrt(radicand). The integer z is within 1.5 + |z| (1 / den + 2^-40)
-// of it (its rounding, den's floor and the reciprocal's), each unit worth |gamma| / 2^shift,
-// plus the output's rounding.
+// real z = 2^8 (N x - C) / sqrt(radicand). The integer z is within 1.5 + |z| (1 / den + 2^-14)
+// of it (its rounding, den's root of the radicand's top 32 bits, within 2^-15, and the
+// reciprocal's floor), each unit worth |gamma| / 2^shift, plus the output's rounding.
 template <int N, bool Rms, class Out>
 void check_stream_norm_formula(const std::int16_t* x, const sf::layer_norm_int8<N, Rms>& p, const Out* y) {
     double sum = 0, sum_sq = 0;
@@ -578,7 +578,7 @@ void check_stream_norm_formula(const std::int16_t* x, const sf::layer_norm_int8<
         const double z = radicand > 0 ? 256 * (N * double(x[c]) - centre) / std::sqrt(radicand) : 0;
         const double expected = z * p.gamma[c] * unit + p.beta[c] * unit + p.output_zero_point;
         const double lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
-        const double slack = (1.5 + std::fabs(z) * (den > 0 ? 1 / den + 1e-12 : 0)) * std::abs(p.gamma[c]) * unit + 1;
+        const double slack = (1.5 + std::fabs(z) * (den > 0 ? 1 / den + 1.0 / 16384 : 0)) * std::abs(p.gamma[c]) * unit + 1;
         const double clamped = expected < lo ? lo : expected > hi ? hi : expected;
         ASSERT_LE(std::fabs(y[c] - clamped), slack) << "N " << N << " column " << c << " expected " << expected;
     }

@@ -62,11 +62,13 @@ struct linear_int8 {
 // For LayerNorm the radicand is N q - s^2; the input's scale (and for LayerNorm its zero point)
 // cancels in z, only eps depends on it.
 // From the stream (int16 rows, zero point 0: RMSNorm's C = 0, input_zero_point unused), with q
-// and the radicand in 64 bits and a finer reciprocal (den reaches N 2^15):
+// and the radicand R in 64 bits, den from R's top 32 bits and a finer reciprocal (den reaches N 2^15):
+//   den  = isqrt(R >> 2t) 2^t                  (t the fewest halvings with R >> 2t < 2^32: a
+//                                               32-bit root, within 2^-15 of sqrt(R))
 //   z[c] = round(2^8 (N x[c] - C) / den)       via (N x[c] - C) * floor(2^48 / den), rounded >> 40
 //   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)       (int8 output)
 //   y[c] = saturate_int16(rescale(z[c] * gamma[c] + beta[c], 1, shift) + output_zero_point)  (stream)
-// |N x - C| <= sqrt(N) den, so |(N x - C) floor(2^48 / den)| <= 2^54 and |z| <= 2^8 sqrt(N) + 1.
+// |N x - C| <= sqrt(N) sqrt(R), so |(N x - C) floor(2^48 / den)| < 2^55 and |z| <= 2^8 sqrt(N) + 2.
 template <int N, bool Rms = false>
 struct layer_norm_int8 {
     static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");

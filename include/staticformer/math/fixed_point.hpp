@@ -192,6 +192,14 @@ constexpr std::uint32_t isqrt32(std::uint32_t v) noexcept {
     return root;
 }
 
+// The fewest halvings t that bring v below 2^32 (v >> 2t < 2^32): the stream's LayerNorm takes
+// the root of a radicand's top 32 bits (params_int8.hpp). CLZ of the high word, no loop.
+constexpr int radicand_halvings(std::uint64_t v) noexcept {
+    const std::uint32_t high = std::uint32_t(v >> 32);
+    const int bits = high != 0 ? 64 - __builtin_clz(high) : 0;  // 33..64, or 0 below 2^32
+    return bits > 32 ? (bits - 31) / 2 : 0;
+}
+
 // 32 steps: v's high word as isqrt32, the low word's steps with rem and the trial in 64 bits.
 constexpr std::uint32_t isqrt(std::uint64_t v) noexcept {
     std::uint32_t root = 0, rem = 0;

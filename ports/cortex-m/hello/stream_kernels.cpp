@@ -1,7 +1,7 @@
 // Cortex-M: the int16 stream's kernels of each Cortex-M backend of the build (LayerNorm into int8
 // and into the stream, the add, int8 from the stream) against the reference's, memcmp, on rows of
 // random, saturated, narrow-spread and small values, gammas of +-2^15, eps from 0 to near 2^62,
-// every output shift 1..31 and odd row lengths; prints the instructions per value of the tiny
+// every output shift 1..31 and odd row lengths, and the DSP set's 2^48 / d for every d < 2^16; prints the instructions per value of the tiny
 // encoder's shapes (64 columns, 32 rows; run.sh: QEMU -icount shift=0).
 #include <staticformer/staticformer.hpp>
 
@@ -116,7 +116,15 @@ void count(xorshift32& g) {
 
 int main() {
     xorshift32 g{0x2468u};
-    const bool ok = each_cortex_m_backend([&](auto backend, const char* name) {
+    bool quotients = true;
+#if STATICFORMER_HAS_CORTEX_M_DSP
+    for (std::uint32_t d = 1; d < 65536; ++d)  // the statistics' 2^48 / root by two divisions
+        if (sf::kernels::cortex_m_dsp::power_of_two_48_over(d) != sf::math::power_of_two_over<48>(d) && quotients) {
+            std::printf("DIFFERENT: 2^48 / %lu\n", (unsigned long)d);
+            quotients = false;
+        }
+#endif
+    const bool ok = quotients && each_cortex_m_backend([&](auto backend, const char* name) {
         using K = sf::int8_kernel_set<decltype(backend)>;
         std::printf("stream kernels, backend %s\n", name);
         bool good = check_norm<K, 64, false>(g) & check_norm<K, 9, false>(g) & check_norm<K, 65, true>(g);

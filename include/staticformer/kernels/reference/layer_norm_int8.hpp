@@ -83,15 +83,20 @@ inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, 
     for (int r = 0; r < rows; ++r) layer_norm_row(x + r * N, p, y + r * N);
 }
 
-// LayerNorm and RMSNorm from the stream (params_int8.hpp): a row's statistics from its sum and
-// 64-bit sum of squares, its centre C and 2^48 / den.
+// LayerNorm and RMSNorm from the stream (params_int8.hpp): a row's radicand R from its sum and
+// 64-bit sum of squares, then its centre C and 2^48 / den.
+template <int N, bool Rms>
+inline std::uint64_t stream_radicand(std::int32_t sum, std::int64_t sum_sq, const layer_norm_int8<N, Rms>& p) noexcept {
+    return std::uint64_t(std::int64_t(N) * sum_sq - (Rms ? 0 : std::int64_t(sum) * sum) + p.eps);
+}
+// With den = root 2^t, floor(2^48 / den) = floor(2^48 / root) >> t.
 template <int N, bool Rms>
 inline norm_stats_int8 stream_norm_stats(std::int32_t sum, std::int64_t sum_sq, const layer_norm_int8<N, Rms>& p) noexcept {
-    const std::int32_t centre = Rms ? 0 : sum;  // the stream's zero point is 0
-    const std::int64_t spread = std::int64_t(N) * sum_sq - (Rms ? 0 : std::int64_t(sum) * sum);
-    const std::uint32_t den = math::isqrt(std::uint64_t(spread + p.eps));
-    const std::int64_t reciprocal = std::int64_t(math::power_of_two_over<48>(den | std::uint32_t(den == 0)));
-    return {centre, reciprocal & -std::int64_t(den != 0)};  // den == 0 (a constant row, eps 0): 0
+    const std::uint64_t radicand = stream_radicand(sum, sum_sq, p);
+    const int t = math::radicand_halvings(radicand);
+    const std::uint32_t root = math::isqrt32(std::uint32_t(radicand >> (2 * t)));
+    const std::int64_t reciprocal = std::int64_t(math::power_of_two_over<48>(root | std::uint32_t(root == 0)) >> t);
+    return {Rms ? 0 : sum, reciprocal & -std::int64_t(root != 0)};  // root == 0 (a constant row, eps 0): 0
 }
 
 template <int N, bool Rms>

@@ -152,11 +152,12 @@ inline reference::norm_stats_int8 stream_norm_stats(const std::int16_t* x, const
         sum += x[c];
         sum_sq += std::int32_t(x[c]) * x[c];
     }
-    const std::int64_t spread = std::int64_t(N) * sum_sq - (Rms ? 0 : std::int64_t(sum) * sum);
-    const std::uint32_t den = layer_norm_den(std::uint64_t(spread + p.eps));
-    // 2^48 / den by a truncated double quotient, exact as layer_norm_reciprocal's: the error is
-    // below 2^-5 / den, a non-integer quotient at least 1 / den from the next integer.
-    return {Rms ? 0 : sum, den == 0 ? 0 : std::int64_t(double(std::int64_t(1) << 48) / double(den))};
+    const std::uint64_t radicand = reference::stream_radicand(sum, sum_sq, p);
+    const int t = math::radicand_halvings(radicand);
+    const std::uint32_t root = layer_norm_den(radicand >> (2 * t));
+    // 2^48 / root by a truncated double quotient, exact as layer_norm_reciprocal's: the error is
+    // below 2^-5 / root, a non-integer quotient at least 1 / root from the next integer.
+    return {Rms ? 0 : sum, root == 0 ? 0 : std::int64_t(double(std::int64_t(1) << 48) / double(root)) >> t};
 }
 
 // A stream row's outputs: z = ((centred * reciprocal + 2^39) >> 32) >> 8, z * gamma + beta, the

@@ -12,6 +12,7 @@
 #include "../../params_int8.hpp"
 #include "../../reference/add_int8.hpp"
 #include "../../reference/layer_norm_int8.hpp"
+#include "../dsp/stream_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -66,7 +67,7 @@ inline void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N,
             const int16x8_t v = vldrhq_z_s16(xr + c, vctp16q(N - c));
             sum = vaddvaq_s16(sum, v), sum_sq = vmlaldavaq_s16(sum_sq, v, v);
         }
-        const reference::norm_stats_int8 s = reference::stream_norm_stats(sum, sum_sq, p);
+        const reference::norm_stats_int8 s = cortex_m_dsp::stream_norm_stats(sum, sum_sq, p);
         const math::q32_reciprocal reciprocal(s.reciprocal);
         for (int c = 0; c < N; c += 4) {
             const mve_pred16_t live = vctp32q(N - c);
