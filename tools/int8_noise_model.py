@@ -7,6 +7,7 @@ from calibration inputs, queries / keys / values / context symmetric int8, weigh
 channel symmetric int8, probabilities Q15. Schemes:
   int8-stream    the residual stream (input, each residual add, output) int8, a range each
   int16-stream   the stream int16, symmetric, one range for the whole encoder
+  a16w8          the int16 stream, and every other activation int16 too (int8 weights)
 Prints the SQNR against float of the output and of the branch (output - input) on inputs the
 calibration never saw, for the four reference configurations (torch's default init,
 standard-normal inputs). Usage: int8_noise_model.py [tiny small mini wide] [--samples N]
@@ -40,8 +41,8 @@ def gelu(x):
 class Grid:
     """Records ranges (calibration), then rounds each tensor to its grid (mode 'int8')."""
 
-    def __init__(self, stream_bits):
-        self.mode, self.ranges, self.stream_bits = 'calibrate', {}, stream_bits
+    def __init__(self, stream_bits, activation_bits=8):
+        self.mode, self.ranges, self.stream_bits, self.bits = 'calibrate', {}, stream_bits, activation_bits
 
     def key(self, name):  # int16: one range for every stream tensor
         return 'stream' if self.stream_bits == 16 and name.split('.')[0] in STREAM else name
@@ -56,13 +57,14 @@ class Grid:
             return x
         lo, hi = self.ranges[key]
         if key == 'stream' or symmetric:
-            bits = 16 if key == 'stream' else 8
+            bits = 16 if key == 'stream' else self.bits
             top = 2 ** (bits - 1) - 1
             step = max(-lo, hi) / top
             return np.clip(np.round(x / step), -top, top) * step
-        step = (hi - lo) / 255
-        zero = np.round(-lo / step) - 128
-        return (np.clip(np.round(x / step) + zero, -128, 127) - zero) * step
+        levels = 2 ** self.bits
+        step = (hi - lo) / (levels - 1)
+        zero = np.round(-lo / step) - levels // 2
+        return (np.clip(np.round(x / step) + zero, -levels // 2, levels // 2 - 1) - zero) * step
 
 
 def weight_grid(w):
@@ -105,7 +107,7 @@ def sqnr(reference, test):
     return 10 * np.log10((reference ** 2).sum() / ((reference - test) ** 2).sum())
 
 
-def measure(name, stream_bits, samples):
+def measure(name, stream_bits, samples, activation_bits=8):
     d, heads, d_ff, seq_len, depth = CONFIGS[name]
     rng = np.random.default_rng(1)
     layers = [dict(q=linear_params(rng, d, d), k=linear_params(rng, d, d), v=linear_params(rng, d, d),
@@ -113,7 +115,7 @@ def measure(name, stream_bits, samples):
               for _ in range(depth)]
     calibration = [rng.standard_normal((seq_len, d)) for _ in range(samples)]
     held_out = [rng.standard_normal((seq_len, d)) for _ in range(samples)]
-    grid = Grid(stream_bits)
+    grid = Grid(stream_bits, activation_bits)
     for x in calibration:
         forward(layers, x, heads, grid)
     reference, test = [], []
@@ -131,9 +133,9 @@ def main():
     parser.add_argument('configs', nargs='*', default=list(CONFIGS))
     parser.add_argument('--samples', type=int, default=4)
     args = parser.parse_args()
-    print('| config | int8 stream: output / branch | int16 stream: output / branch |\n|---|--:|--:|')
+    print('| config | int8 stream: output / branch | int16 stream | a16w8 |\n|---|--:|--:|--:|')
     for name in args.configs:
-        cells = ['%.2f / %.2f dB' % measure(name, bits, args.samples) for bits in (8, 16)]
+        cells = ['%.2f / %.2f dB' % measure(name, stream, args.samples, bits) for stream, bits in ((8, 8), (16, 8), (16, 16))]
         print(f'| {name} | ' + ' | '.join(cells) + ' |', flush=True)
 
 
