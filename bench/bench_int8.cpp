@@ -307,6 +307,42 @@ void add(benchmark::State& state) {
     set_element_rate(state, double(S) * D);
 }
 
+// The int16 stream's LayerNorm (its rows into int8) and add (an int8 branch into it), on the
+// layer's rows widened to the stream (x 181: the stream's grid is finer than int8's).
+template <class Cfg>
+std::vector<std::int16_t> stream_rows() {
+    const auto& x = layer_data_for<Cfg>().x;
+    std::vector<std::int16_t> s(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) s[i] = std::int16_t(x[i] * 181);
+    return s;
+}
+
+template <class Cfg, class Backend>
+void stream_layer_norm(benchmark::State& state) {  // all seq_len rows
+    constexpr int D = Cfg::d_model, S = Cfg::seq_len;
+    const std::vector<std::int16_t> x = stream_rows<Cfg>();
+    std::vector<std::int8_t> y(x.size());
+    for (auto _ : state) {
+        sf::int8_kernel_set<Backend>::layer_norm(x.data(), S, layer0<Cfg>().norm1, y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_element_rate(state, double(S) * D);
+}
+
+template <class Cfg, class Backend>
+void stream_add(benchmark::State& state) {  // all seq_len rows, in place
+    constexpr int S = Cfg::seq_len, D = Cfg::d_model;
+    std::vector<std::int16_t> x = stream_rows<Cfg>();
+    const sf::stream_add_int8 p{layer0<Cfg>().residual1.a_zero_point, 23170, 7, 0};
+    for (auto _ : state) {
+        sf::int8_kernel_set<Backend>::add(x.data(), layer_data_for<Cfg>().q.data(), S * D, p);
+        benchmark::DoNotOptimize(x.data());
+        benchmark::ClobberMemory();
+    }
+    set_element_rate(state, double(S) * D);
+}
+
 // Requantisation alone, on the int32 accumulators of the FFN's first layer (seq_len x d_ff, each
 // with its column's multiplier): math::requantize one value at a time (what the reference kernels
 // do), and the vector rescale the simd kernels apply to their accumulator registers
@@ -375,6 +411,9 @@ void requantize(benchmark::State& state) {
     BENCHMARK_TEMPLATE(layer_norm, cfg, sf::backend)->Name("kernel/" #cfg "/layer_norm/int8/" #backend);    \
     BENCHMARK_TEMPLATE(activation, cfg, sf::backend)->Name("kernel/" #cfg "/activation/int8/" #backend);    \
     BENCHMARK_TEMPLATE(add, cfg, sf::backend)->Name("kernel/" #cfg "/add/int8/" #backend);                  \
+    BENCHMARK_TEMPLATE(stream_layer_norm, cfg, sf::backend)                                                 \
+        ->Name("kernel/" #cfg "/stream_layer_norm/int8/" #backend);                                         \
+    BENCHMARK_TEMPLATE(stream_add, cfg, sf::backend)->Name("kernel/" #cfg "/stream_add/int8/" #backend);    \
     BENCHMARK_TEMPLATE(requantize, cfg, sf::backend)->Name("kernel/" #cfg "/requantize/int8/" #backend);
 KERNEL_ROWS(tiny, reference)
 KERNEL_ROWS(tiny, simd)
