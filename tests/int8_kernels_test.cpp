@@ -521,8 +521,8 @@ TEST(Int8SimdKernels, Add) {
 #endif
 
 // ---- the stream (int16) ---------------------------------------------------------------------
-// Its LayerNorm, add and narrowing: the reference against the formulas in doubles (exact for
-// the add and the narrowing; for LayerNorm within the rounding its integer steps allow), then
+// Its LayerNorm, add, widening, narrowing and mean: the reference against the formulas in
+// doubles (exact but for LayerNorm, within the rounding its integer steps allow), then
 // the vector kernels against the reference, memcmp, on saturating and narrow rows.
 
 enum class stream_fill { random, min, max, alternating, min_max, narrow, small };
@@ -622,7 +622,7 @@ const sf::stream_narrow_int8 stream_narrows[] = {{16384, 22, 0, 0}, {32767, 30, 
 // rescale(v, m, shift) as a real quotient rounded half up (exact in doubles: |v m| < 2^31).
 double rounded(double v, std::int32_t m, std::int32_t shift) { return std::floor(v * m * std::ldexp(1.0, -shift) + 0.5); }
 
-TEST(Int8Stream, AddAndNarrowFormulas) {
+TEST(Int8Stream, AddWidenAndNarrowFormulas) {
     using ref_set = sf::int8_kernel_set<sf::reference>;
     splitmix64 g{67};
     for (stream_fill f : stream_fills) {
@@ -630,11 +630,13 @@ TEST(Int8Stream, AddAndNarrowFormulas) {
         std::vector<std::int8_t> a(x.size()), y(x.size());
         for (auto& v : a) v = std::int8_t(g.next() >> 56);
         for (const auto& p : stream_adds) {
-            std::vector<std::int16_t> s(x);
+            std::vector<std::int16_t> s(x), w(x.size());
             ref_set::add(s.data(), a.data(), int(s.size()), p);
+            ref_set::widen(a.data(), int(a.size()), p, w.data());
             for (std::size_t i = 0; i < s.size(); ++i) {
-                const double v = x[i] + rounded(a[i] - p.a_zero_point, p.multiplier, p.shift);
+                const double branch = rounded(a[i] - p.a_zero_point, p.multiplier, p.shift), v = x[i] + branch;
                 ASSERT_EQ(s[i], v < -32768 ? -32768 : v > 32767 ? 32767 : v) << i;
+                ASSERT_EQ(w[i], branch < -32768 ? -32768 : branch > 32767 ? 32767 : branch) << "widen " << i;
             }
         }
         for (const auto& p : stream_narrows) {
@@ -645,6 +647,24 @@ TEST(Int8Stream, AddAndNarrowFormulas) {
             }
         }
     }
+}
+
+// The rounded mean of stream rows: floor(sum / n + 1/2) for 1..300 rows of each fill.
+TEST(Int8Stream, MeanRowsFormula) {
+    using ref_set = sf::int8_kernel_set<sf::reference>;
+    constexpr int D = 5;
+    splitmix64 g{68};
+    for (stream_fill f : stream_fills)
+        for (int n = 1; n <= 300; n += n < 8 ? 1 : 37) {
+            const std::vector<std::int16_t> x = stream_values(f, std::size_t(n) * D, g);
+            std::int16_t y[D];
+            ref_set::mean_rows<D>(x.data(), n, y);
+            for (int c = 0; c < D; ++c) {
+                double sum = 0;
+                for (int r = 0; r < n; ++r) sum += x[r * D + c];
+                ASSERT_EQ(y[c], std::floor((2 * sum + n) / (2.0 * n))) << "n " << n << " column " << c;
+            }
+        }
 }
 
 #if SFTEST_INT8_VECTOR
@@ -683,7 +703,7 @@ TEST(Int8Stream, LayerNormKernels) {
     check_stream_norm<4096, true>(81);
 }
 
-TEST(Int8Stream, AddAndNarrowKernels) {
+TEST(Int8Stream, AddWidenAndNarrowKernels) {
     splitmix64 g{82};
     for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257})
         for (stream_fill f : stream_fills) {
@@ -691,10 +711,13 @@ TEST(Int8Stream, AddAndNarrowKernels) {
             std::vector<std::int8_t> a(x.size());
             for (auto& v : a) v = std::int8_t(g.next() >> 56);
             for (const auto& p : stream_adds) {
-                std::vector<std::int16_t> s1(x), s2(x);
+                std::vector<std::int16_t> s1(x), s2(x), w1(x.size(), 1), w2(x.size(), 2);
                 ref::add(s1.data(), a.data(), n, p);
                 vec::add(s2.data(), a.data(), n, p);
                 ASSERT_EQ(s1, s2) << "add: n " << n << " fill " << int(f) << " shift " << p.shift;
+                ref::widen(a.data(), n, p, w1.data());
+                vec::widen(a.data(), n, p, w2.data());
+                ASSERT_EQ(w1, w2) << "widen: n " << n << " fill " << int(f) << " shift " << p.shift;
             }
             for (const auto& p : stream_narrows) {
                 std::vector<std::int8_t> y1(x.size(), 1), y2(x.size(), 2);

@@ -156,6 +156,9 @@ struct int8_kernels {
     static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
         ref::narrow(x, n, p, y);
     }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        ref::widen(a, n, p, y);
+    }
     // Rotary positions: one row of D queries or keys turned in place, cos and sin in Q14.
     template <int D, int HeadDim, bool Interleaved>
     static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
@@ -175,6 +178,8 @@ struct int8_kernels {
     }
     template <int D>
     static void mean_rows(const std::int8_t* x, int n, std::int8_t* y) noexcept { ref::mean_rows<D>(x, n, y); }
+    template <int D>
+    static void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept { ref::mean_rows<D>(x, n, y); }
     template <int In, int Out>
     static void linear_wide(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int32_t* y) noexcept {
         ref::linear_wide(x, rows, p, y);

@@ -129,8 +129,10 @@ struct add_int8 {
 // read stay int8; the stream's finer grid keeps the adds' rounding from piling up layer after
 // layer (tools/int8_noise_model.py: about 11 dB on the branch of the reference configurations).
 
-// stream += a, an int8 tensor (zero point a_zero_point) added into the stream:
+// stream += a, an int8 tensor (zero point a_zero_point) added into the stream; widened into
+// the stream (an embedding row) is the same on a stream of zeros:
 //   x[i] = saturate_int16(x[i] + rescale(a[i] - a_zero_point, multiplier, shift))
+//   y[i] = saturate_int16(rescale(a[i] - a_zero_point, multiplier, shift))           (widen)
 // multiplier < 2^15 and 1 <= shift <= 30: |(a - za) m| + 2^(shift-1) < 2^31, 32-bit steps.
 struct stream_add_int8 {
     std::int32_t a_zero_point;

@@ -1,5 +1,5 @@
 // Cortex-M: the int16 stream's kernels of each Cortex-M backend of the build (LayerNorm into int8
-// and into the stream, the add, int8 from the stream) against the reference's, memcmp, on rows of
+// and into the stream, the add, int8 widened into it and narrowed from it) against the reference's, memcmp, on rows of
 // random, saturated, narrow-spread and small values, gammas of +-2^15, eps from 0 to near 2^62,
 // every output shift 1..31 and odd row lengths, and the DSP set's 2^48 / d for every d < 2^16; prints the instructions per value of the tiny
 // encoder's shapes (64 columns, 32 rows; run.sh: QEMU -icount shift=0).
@@ -67,7 +67,7 @@ bool check_norm(xorshift32& g) {
 template <class K>
 bool check_add_narrow(xorshift32& g) {
     using ref = sf::int8_kernel_set<sf::reference>;
-    static std::int16_t x[max_n], s1[max_n], s2[max_n];
+    static std::int16_t x[max_n], s1[max_n], s2[max_n], w1[max_n], w2[max_n];
     static std::int8_t a[max_n], y1[max_n], y2[max_n];
     bool ok = true;
     for (int n = 1; n <= max_n; n += 8)
@@ -81,8 +81,9 @@ bool check_add_narrow(xorshift32& g) {
                 std::memcpy(s1, x, sizeof x), std::memcpy(s2, x, sizeof x);
                 ref::add(s1, a, n, add), K::add(s2, a, n, add);
                 ref::narrow(x, n, narrow, y1), K::narrow(x, n, narrow, y2);
-                if (std::memcmp(s1, s2, sizeof s1) != 0 || std::memcmp(y1, y2, n) != 0) {
-                    std::printf("DIFFERENT: add or narrow, n %d, kind %d, shift %ld\n", n, kind, long(shift));
+                ref::widen(a, n, add, w1), K::widen(a, n, add, w2);
+                if (std::memcmp(s1, s2, sizeof s1) != 0 || std::memcmp(y1, y2, n) != 0 || std::memcmp(w1, w2, 2 * n) != 0) {
+                    std::printf("DIFFERENT: add, widen or narrow, n %d, kind %d, shift %ld\n", n, kind, long(shift));
                     ok = false;
                 }
             }

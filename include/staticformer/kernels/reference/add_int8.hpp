@@ -26,6 +26,11 @@ inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_i
         x[i] = math::saturate_int16(x[i] + math::rescale(a[i] - p.a_zero_point, p.multiplier, p.shift));
 }
 
+// An int8 tensor widened into the stream (stream_add_int8: the add on zeros).
+inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+    for (int i = 0; i < n; ++i) y[i] = math::saturate_int16(math::rescale(a[i] - p.a_zero_point, p.multiplier, p.shift));
+}
+
 // An int8 tensor from the stream (stream_narrow_int8).
 inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
     for (int i = 0; i < n; ++i) y[i] = math::requantize(x[i], p.multiplier, p.shift, p.zero_point);

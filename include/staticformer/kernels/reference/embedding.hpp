@@ -2,8 +2,9 @@
 //   embed:       y[r][c] = table[id[r]][c]; scaled: fma(table[id[r]][c], scale, position)
 //   patch rows:  row t of patches = image[ch][py P + dy][px P + dx] in (ch, dy, dx) order, for
 //                patch t = py (Width / P) + px: the input order of a Conv2d kernel's weights
-//   mean_rows:   y[c] = (sum_r x[r][c]) / n, the sum from row 0 up; int8: floor((2 sum + n) / 2n),
-//                the rounded mean of the codes (the scale and zero point stay those of x)
+//   mean_rows:   y[c] = (sum_r x[r][c]) / n, the sum from row 0 up; int8 and the int16 stream:
+//                floor((2 sum + n) / 2n), the rounded mean of the codes (the scale and zero
+//                point stay those of x)
 //   arg_max:     the first index of the largest value
 // Tables are float (f32) or binary16 bits (f16), widened exactly (math::widen).
 #pragma once
@@ -63,6 +64,17 @@ inline void mean_rows(const std::int8_t* x, int n, std::int8_t* y) noexcept {
         for (int r = 0; r < n; ++r) sum += x[r * D + c];
         const std::int32_t num = 2 * sum + n, den = 2 * n;
         y[c] = std::int8_t(num >= 0 ? num / den : -((-num + den - 1) / den));  // floor division
+    }
+}
+
+// The stream's rows: the same rounded mean, its sum in 64 bits (2 sum + n passes 2^31).
+template <int D>
+inline void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept {
+    for (int c = 0; c < D; ++c) {
+        std::int64_t sum = 0;
+        for (int r = 0; r < n; ++r) sum += x[r * D + c];
+        const std::int64_t num = 2 * sum + n, den = 2 * std::int64_t(n);
+        y[c] = std::int16_t(num >= 0 ? num / den : -((-num + den - 1) / den));  // floor division
     }
 }
 

@@ -40,6 +40,19 @@ inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_i
     if (done < n) reference::add(x + done, a + done, n - done, p);
 }
 
+// An int8 tensor widened into the stream: the add's branch alone, clamped.
+template <class V = lanes>
+inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+    const typename V::shift_params k(p.shift);
+    const auto az = V::set1(p.a_zero_point), m = V::set1(p.multiplier);
+    const auto low = V::set1(-32768), high = V::set1(32767);
+    const int done = each_block<V>(n, [&](int i, typename V::mask mask) {
+        const auto v = V::round_shift(V::mullo(V::sub(V::load_i8(a + i, mask), az), m), k);
+        V::store_i16(y + i, V::min(V::max(v, low), high), mask);
+    });
+    if (done < n) reference::widen(a + done, n - done, p, y + done);
+}
+
 // int8 from the stream: x m, its rescale (round_shift), the zero point, saturated.
 template <class V = lanes>
 inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
@@ -55,6 +68,7 @@ inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, st
 
 using reference::add;  // no vector lanes on this target
 using reference::narrow;
+using reference::widen;
 
 #endif
 

@@ -65,6 +65,9 @@ struct simd_int8_kernels : int8_kernels {
     static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
         simd_int8::narrow(x, n, p, y);
     }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        simd_int8::widen(a, n, p, y);
+    }
     template <int D, int HeadDim, bool Interleaved>
     static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
         simd_int8::rotate<D, HeadDim, Interleaved>(x, cos, sin);

@@ -54,6 +54,9 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
     static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
         cortex_m_dsp::narrow(x, n, p, y);
     }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        cortex_m_dsp::widen(a, n, p, y);
+    }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { cortex_m_dsp::add(x, a, n, p); }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { cortex_m_dsp::activate(x, n, table); }
     template <int N, bool Rms>

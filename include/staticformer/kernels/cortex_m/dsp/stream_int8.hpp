@@ -25,6 +25,13 @@ inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_i
     for (int i = 0; i < n; ++i) x[i] = std::int16_t(__ssat(x[i] + (((a[i] - zero_point) * m + round) >> shift), 16));
 }
 
+// An int8 tensor widened into the stream: the add's branch alone.
+inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+    const std::int32_t m = p.multiplier, shift = p.shift, zero_point = p.a_zero_point;
+    const std::int32_t round = std::int32_t(1) << (shift - 1);
+    for (int i = 0; i < n; ++i) y[i] = std::int16_t(__ssat(((a[i] - zero_point) * m + round) >> shift, 16));
+}
+
 // int8 from the stream: |x m| < 2^30 and the rounding at most 2^29 (stream_narrow_int8's bounds).
 inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
     const std::int32_t m = p.multiplier, shift = p.shift, zero_point = p.zero_point;

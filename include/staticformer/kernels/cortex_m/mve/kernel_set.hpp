@@ -60,6 +60,9 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
         kernels::cortex_m_mve::narrow(x, n, p, y);
     }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        kernels::cortex_m_mve::widen(a, n, p, y);
+    }
     static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
         kernels::cortex_m_mve::add(x, a, n, p);
     }

@@ -33,6 +33,15 @@ inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_i
     }
 }
 
+inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+    const std::int32_t zero_point = p.a_zero_point, m = p.multiplier, shift = p.shift;
+    for (int i = 0; i < n; i += 4) {
+        const mve_pred16_t live = vctp32q(n - i);
+        const int32x4_t v = rounded_shift(vmulq_n_s32(vsubq_n_s32(vldrbq_z_s32(a + i, live), zero_point), m), shift);
+        vstrhq_p_s32(y + i, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-32768)), vdupq_n_s32(32767)), live);
+    }
+}
+
 inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
     const std::int32_t m = p.multiplier, shift = p.shift, zero_point = p.zero_point;
     for (int i = 0; i < n; i += 4) {
