@@ -23,22 +23,30 @@ STATICFORMER_ALWAYS_INLINE int32x4_t rounded_shift(int32x4_t v, std::int32_t shi
     return vrshlq_n_s32(v, -shift);
 }
 
+// Into int8 (stores the low bytes) or into the stream (the low halves), clamped.
+STATICFORMER_ALWAYS_INLINE void store_clamped(std::int8_t* y, int32x4_t v, mve_pred16_t live) noexcept {
+    vstrbq_p_s32(y, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127)), live);
+}
+STATICFORMER_ALWAYS_INLINE void store_clamped(std::int16_t* y, int32x4_t v, mve_pred16_t live) noexcept {
+    vstrhq_p_s32(y, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-32768)), vdupq_n_s32(32767)), live);
+}
+
+// rescale(a - a_zero_point, multiplier, shift) of four int8 values: the add's branch.
+STATICFORMER_ALWAYS_INLINE int32x4_t branch(const std::int8_t* a, mve_pred16_t live, const stream_add_int8& p) noexcept {
+    return rounded_shift(vmulq_n_s32(vsubq_n_s32(vldrbq_z_s32(a, live), p.a_zero_point), p.multiplier), p.shift);
+}
+
 inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
-    const std::int32_t zero_point = p.a_zero_point, m = p.multiplier, shift = p.shift;
     for (int i = 0; i < n; i += 4) {
         const mve_pred16_t live = vctp32q(n - i);
-        const int32x4_t branch = rounded_shift(vmulq_n_s32(vsubq_n_s32(vldrbq_z_s32(a + i, live), zero_point), m), shift);
-        const int32x4_t sum = vaddq_s32(vldrhq_z_s32(x + i, live), branch);
-        vstrhq_p_s32(x + i, vminq_s32(vmaxq_s32(sum, vdupq_n_s32(-32768)), vdupq_n_s32(32767)), live);
+        store_clamped(x + i, vaddq_s32(vldrhq_z_s32(x + i, live), branch(a + i, live, p)), live);
     }
 }
 
 inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
-    const std::int32_t zero_point = p.a_zero_point, m = p.multiplier, shift = p.shift;
     for (int i = 0; i < n; i += 4) {
         const mve_pred16_t live = vctp32q(n - i);
-        const int32x4_t v = rounded_shift(vmulq_n_s32(vsubq_n_s32(vldrbq_z_s32(a + i, live), zero_point), m), shift);
-        vstrhq_p_s32(y + i, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-32768)), vdupq_n_s32(32767)), live);
+        store_clamped(y + i, branch(a + i, live, p), live);
     }
 }
 
@@ -46,17 +54,8 @@ inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, st
     const std::int32_t m = p.multiplier, shift = p.shift, zero_point = p.zero_point;
     for (int i = 0; i < n; i += 4) {
         const mve_pred16_t live = vctp32q(n - i);
-        const int32x4_t v = vaddq_n_s32(rounded_shift(vmulq_n_s32(vldrhq_z_s32(x + i, live), m), shift), zero_point);
-        vstrbq_p_s32(y + i, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127)), live);
+        store_clamped(y + i, vaddq_n_s32(rounded_shift(vmulq_n_s32(vldrhq_z_s32(x + i, live), m), shift), zero_point), live);
     }
-}
-
-// Into int8 (stores the low bytes) or into the stream (the low halves), clamped.
-STATICFORMER_ALWAYS_INLINE void store_clamped(std::int8_t* y, int32x4_t v, mve_pred16_t live) noexcept {
-    vstrbq_p_s32(y, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-128)), vdupq_n_s32(127)), live);
-}
-STATICFORMER_ALWAYS_INLINE void store_clamped(std::int16_t* y, int32x4_t v, mve_pred16_t live) noexcept {
-    vstrhq_p_s32(y, vminq_s32(vmaxq_s32(v, vdupq_n_s32(-32768)), vdupq_n_s32(32767)), live);
 }
 
 // z = (floor(c r / 2^32) + 2^7) >> 8 with floor(c r / 2^32) = VMULH(c, low) + c high (r = high
