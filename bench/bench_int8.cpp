@@ -265,10 +265,10 @@ void softmax(benchmark::State& state) {
     set_element_rate(state, double(S) * S * H);
 }
 
-template <class Cfg, class Backend>
-void layer_norm(benchmark::State& state) {  // all seq_len rows
+// LayerNorm of all seq_len rows x (int8, or the int16 stream) into int8.
+template <class Cfg, class Backend, class Row>
+void layer_norm_of(benchmark::State& state, const std::vector<Row>& x) {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len;
-    const auto& x = layer_data_for<Cfg>().x;
     std::vector<std::int8_t> y(x.size());
     for (auto _ : state) {
         sf::int8_kernel_set<Backend>::layer_norm(x.data(), S, layer0<Cfg>().norm1, y.data());
@@ -276,6 +276,10 @@ void layer_norm(benchmark::State& state) {  // all seq_len rows
         benchmark::ClobberMemory();
     }
     set_element_rate(state, double(S) * D);
+}
+template <class Cfg, class Backend>
+void layer_norm(benchmark::State& state) {
+    layer_norm_of<Cfg, Backend>(state, layer_data_for<Cfg>().x);
 }
 
 // The activation table over the FFN hidden layer, in place: a lookup costs the same whatever the
@@ -294,17 +298,20 @@ void activation(benchmark::State& state) {
 
 // The requantising residual add of all seq_len rows, in place (integer, branch-free: same cost
 // on its own output).
-template <class Cfg, class Backend>
-void add(benchmark::State& state) {
+// The int8 branch (the layer's queries) added into all seq_len rows x with parameters p.
+template <class Cfg, class Backend, class Row, class Params>
+void add_of(benchmark::State& state, std::vector<Row> x, const Params& p) {
     constexpr int S = Cfg::seq_len, D = Cfg::d_model;
-    const auto& d = layer_data_for<Cfg>();
-    std::vector<std::int8_t> x = d.x;
     for (auto _ : state) {
-        sf::int8_kernel_set<Backend>::add(x.data(), d.q.data(), S * D, layer0<Cfg>().residual1);
+        sf::int8_kernel_set<Backend>::add(x.data(), layer_data_for<Cfg>().q.data(), S * D, p);
         benchmark::DoNotOptimize(x.data());
         benchmark::ClobberMemory();
     }
     set_element_rate(state, double(S) * D);
+}
+template <class Cfg, class Backend>
+void add(benchmark::State& state) {
+    add_of<Cfg, Backend>(state, layer_data_for<Cfg>().x, layer0<Cfg>().residual1);
 }
 
 // The int16 stream's LayerNorm (its rows into int8) and add (an int8 branch into it), on the
@@ -318,29 +325,13 @@ std::vector<std::int16_t> stream_rows() {
 }
 
 template <class Cfg, class Backend>
-void stream_layer_norm(benchmark::State& state) {  // all seq_len rows
-    constexpr int D = Cfg::d_model, S = Cfg::seq_len;
-    const std::vector<std::int16_t> x = stream_rows<Cfg>();
-    std::vector<std::int8_t> y(x.size());
-    for (auto _ : state) {
-        sf::int8_kernel_set<Backend>::layer_norm(x.data(), S, layer0<Cfg>().norm1, y.data());
-        benchmark::DoNotOptimize(y.data());
-        benchmark::ClobberMemory();
-    }
-    set_element_rate(state, double(S) * D);
+void stream_layer_norm(benchmark::State& state) {
+    layer_norm_of<Cfg, Backend>(state, stream_rows<Cfg>());
 }
-
 template <class Cfg, class Backend>
-void stream_add(benchmark::State& state) {  // all seq_len rows, in place
-    constexpr int S = Cfg::seq_len, D = Cfg::d_model;
-    std::vector<std::int16_t> x = stream_rows<Cfg>();
-    const sf::stream_add_int8 p{layer0<Cfg>().residual1.a_zero_point, 23170, 7, 0};
-    for (auto _ : state) {
-        sf::int8_kernel_set<Backend>::add(x.data(), layer_data_for<Cfg>().q.data(), S * D, p);
-        benchmark::DoNotOptimize(x.data());
-        benchmark::ClobberMemory();
-    }
-    set_element_rate(state, double(S) * D);
+void stream_add(benchmark::State& state) {
+    add_of<Cfg, Backend>(state, stream_rows<Cfg>(),
+                         sf::stream_add_int8{layer0<Cfg>().residual1.a_zero_point, 23170, 7, 0});
 }
 
 // Requantisation alone, on the int32 accumulators of the FFN's first layer (seq_len x d_ff, each
