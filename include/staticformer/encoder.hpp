@@ -29,7 +29,7 @@ struct precision_traits {
 };
 template <>
 struct precision_traits<int8> {
-    using value = std::int8_t;
+    using value = std::int16_t;  // the encoder's input and output: the residual stream
     template <class Cfg, int Tile, int Workers = 1, int Batch = 1>
     using workspace = workspace_int8<Cfg, Tile, Workers, Batch>;
     template <class Backend>
@@ -48,7 +48,7 @@ inline status forward_with(const encoder_weights<Cfg, P>& w, workspace<Cfg, Tile
 }
 template <class K, class Cfg, int Tile, int Workers>
 inline status forward_with(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
-                           const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
+                           const std::int16_t* x, std::int16_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
     return detail::forward_int8<Cfg, K>(w, ws, x, y, valid_len, mask, detail::on_one_worker{});
 }
 
@@ -66,8 +66,8 @@ public:
     static constexpr int tile = tile_for<Cfg, Backend>;
     using workspace_type = typename precision_traits<P>::template workspace<Cfg, tile>;
     static_assert(sizeof(weights_type) > 0, "");  // the weights' own rules (int8 bounds) apply here
-    // float for f32 and f16 (float activations), std::int8_t for int8 (quantised with
-    // weights().input and weights().output).
+    // float for f32 and f16 (float activations), std::int16_t for int8 (the residual stream,
+    // quantised with weights().input and weights().output).
     using value_type = typename precision_traits<P>::value;
 
     static constexpr int seq_len = Cfg::seq_len;

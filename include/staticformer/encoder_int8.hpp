@@ -27,7 +27,8 @@ constexpr int int8_attention_batch(int tile) noexcept { return tile >= 8 ? 8 : 1
 constexpr int int8_even_rows(int seq_len) noexcept { return seq_len + seq_len % 2; }
 }  // namespace detail
 
-// All activation memory of one int8 forward pass; the caller's output buffer holds the stream.
+// All activation memory of one int8 forward pass; the caller's output buffer holds the stream
+// (int16 rows).
 // Tile: rows per tile, as for the float workspace (encoder.hpp); Workers: threads a pass may run
 // on (parallel.hpp), each with tile buffers of its own; Batch: sequences a call may run
 // (forward_batch), each with keys and values of its own.
@@ -43,7 +44,7 @@ struct workspace_int8 {
     static constexpr int score_stride = detail::int8_even_rows(S);
     static constexpr int KV = Cfg::kv_dim;  // key and value columns (D without kv_heads)
     struct tile_buffers {
-        alignas(64) std::int8_t normed[T * D];               // LayerNorm of a tile (pre-norm)
+        alignas(64) std::int8_t normed[T * D];               // a tile's block input: LN(stream), or the stream narrowed
         alignas(64) std::int8_t query[T * D];                // queries of a tile, overwritten head by head by their context
         alignas(64) std::int8_t proj[T * D];                 // keys, then values of a tile; output projection, FFN output
         alignas(64) std::int8_t hidden[T * Cfg::ff1_width];  // FFN hidden layer of a tile (glu: [a | b] rows)
@@ -136,7 +137,7 @@ struct int8_steps {
     static constexpr int tile = Tile, D = Cfg::d_model, S = Cfg::seq_len, F = Cfg::d_ff, Dh = Cfg::head_dim;
     static constexpr int KV = Cfg::kv_dim;
     using value = std::int8_t;
-    using stream = std::int8_t;
+    using stream = std::int16_t;
     using layer = layer_weights_int8<Cfg>;
     using workspace = int8_lane;
     static constexpr int values_rows = int8_even_rows(S);  // (the workspace's value_rows)
@@ -157,18 +158,28 @@ struct int8_steps {
     static void start(const workspace& ws) noexcept { std::memset(ws.values, 0, std::size_t(values_rows) * KV); }
 
     static std::int8_t* normed(workspace& ws) noexcept { return ws.normed; }
-    template <class Norm>
-    static const std::int8_t* post_norm_input(const layer&, Norm, const std::int8_t* x, int, workspace&) noexcept {
-        return x;
+    // Post-norm: a block reads the stream narrowed to int8 (into the tile's block input).
+    static const std::int8_t* post_norm_input(const layer& w, before_attention, const stream* x, int rows,
+                                              workspace& ws) noexcept {
+        K::narrow(x, rows * D, w.input1, ws.normed);
+        return ws.normed;
     }
-    static void layer_norm(const layer& w, before_attention, const value* x, int rows, value* y) noexcept {
+    static const std::int8_t* post_norm_input(const layer& w, before_feed_forward, const stream* x, int rows,
+                                              workspace& ws) noexcept {
+        K::narrow(x, rows * D, w.input2, ws.normed);
+        return ws.normed;
+    }
+    // LayerNorm of stream rows: into int8 (pre-norm's block input) or into the stream (post-norm).
+    template <class Out>
+    static void layer_norm(const layer& w, before_attention, const stream* x, int rows, Out* y) noexcept {
         K::layer_norm(x, rows, w.norm1, y);
     }
-    static void layer_norm(const layer& w, before_feed_forward, const value* x, int rows, value* y) noexcept {
+    template <class Out>
+    static void layer_norm(const layer& w, before_feed_forward, const stream* x, int rows, Out* y) noexcept {
         K::layer_norm(x, rows, w.norm2, y);
     }
     template <class Weights>
-    static void final_norm(const Weights& w, std::int8_t* y, int rows) noexcept {
+    static void final_norm(const Weights& w, stream* y, int rows) noexcept {
         K::layer_norm(y, rows, w.final_norm.norm, y);
     }
 
@@ -203,7 +214,7 @@ struct int8_steps {
     static void attend(const layer& w, std::int8_t*, const tile_keys& keys, int rows, workspace& ws) noexcept {
         attention_rows_int8<Cfg, K, Tile>(w.attention, keys, rows, ws);
     }
-    static void add_output_projection(const layer& w, const std::int8_t* q, int rows, std::int8_t* x,
+    static void add_output_projection(const layer& w, const std::int8_t* q, int rows, stream* x,
                                       workspace& ws) noexcept {
         K::linear(q, rows, w.out, ws.proj);
         K::add(x, ws.proj, rows * D, w.residual1);
@@ -220,7 +231,7 @@ struct int8_steps {
         }
         return ws.hidden;
     }
-    static void add_feed_forward_output(const layer& w, const std::int8_t* hidden, int rows, std::int8_t* x,
+    static void add_feed_forward_output(const layer& w, const std::int8_t* hidden, int rows, stream* x,
                                         workspace& ws) noexcept {
         K::linear(hidden, rows, w.ff2, ws.proj);
         K::add(x, ws.proj, rows * D, w.residual2);
@@ -228,39 +239,38 @@ struct int8_steps {
 };
 
 // Validates the call, stages the input into y, runs the composition (run(y, valid_len,
-// kept_keys)) and sets the padded rows to the output's zero point (the int8 code of 0.0).
+// kept_keys)) and sets the padded rows to 0 (the stream's zero point).
 template <class Cfg, class Run>
-inline status checked_pass_int8(const encoder_weights<Cfg, int8>& w, const std::int8_t* x, std::int8_t* y, int valid_len,
-                           key_padding_mask mask, Run&& run) noexcept {
-    status s = check_call<Cfg>(x, y, sizeof(std::int8_t), valid_len);
+inline status checked_pass_int8(const std::int16_t* x, std::int16_t* y, int valid_len, key_padding_mask mask,
+                                Run&& run) noexcept {
+    status s = check_call<Cfg>(x, y, sizeof(std::int16_t), valid_len);
     if (s == status::ok) s = check_mask<Cfg::seq_len>(mask, valid_len);
     if (s != status::ok) return s;
     const std::size_t count = std::size_t(Cfg::seq_len) * Cfg::d_model, valid = std::size_t(valid_len) * Cfg::d_model;
-    if (x != y) std::memmove(y, x, valid);  // (no overlap here; memmove keeps -Wrestrict quiet)
+    if (x != y) std::memmove(y, x, valid * sizeof(std::int16_t));  // (no overlap here; memmove keeps -Wrestrict quiet)
     run(y, valid_len, kept_keys{mask.masked, 0});
-    std::memset(y + valid, static_cast<unsigned char>(w.output.zero_point), count - valid);
+    std::memset(y + valid, 0, (count - valid) * sizeof(std::int16_t));
     return status::ok;
 }
 // One int8 pass with kernel set K, its composition on tiles(ws): on_one_worker or on_workers.
 template <class Cfg, class K, int Tile, int Workers, class MakeTiles>
 inline status forward_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
-                           const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
+                           const std::int16_t* x, std::int16_t* y, int valid_len, key_padding_mask mask,
                            MakeTiles&& tiles) noexcept {
     using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
-    return checked_pass_int8<Cfg>(w, x, y, valid_len, mask,
-                                  [&](std::int8_t* s, int n, kept_keys m) { C::run(w, s, n, m, tiles(ws, C{})); });
+    return checked_pass_int8<Cfg>(x, y, valid_len, mask,
+                                  [&](std::int16_t* s, int n, kept_keys m) { C::run(w, s, n, m, tiles(ws, C{})); });
 }
 
 // An int8 batch (batch.hpp) with kernel set K, its encoder on tiles(ws).
 template <class Cfg, class K, int Tile, int Workers, int Batch, class MakeTiles>
 inline status checked_batch_int8(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers, Batch>& ws,
-                                 const std::int8_t* x, std::int8_t* y, const int* valid_lens, int count,
+                                 const std::int16_t* x, std::int16_t* y, const int* valid_lens, int count,
                                  const key_padding_mask* masks, MakeTiles&& tiles) noexcept {
-    const status s = check_batch<Cfg, Batch>(x, y, sizeof(std::int8_t), valid_lens, count, masks);
+    const status s = check_batch<Cfg, Batch>(x, y, sizeof(std::int16_t), valid_lens, count, masks);
     if (s != status::ok) return s;
     using C = composition<Cfg, int8_steps<Cfg, K, Tile>>;
-    run_packed<Cfg, Batch>(x, y, valid_lens, count, masks, static_cast<unsigned char>(w.output.zero_point),
-                           [&](std::int8_t* rows, int n, const batch_rows& batch) {
+    run_packed<Cfg, Batch>(x, y, valid_lens, count, masks, 0, [&](std::int16_t* rows, int n, const batch_rows& batch) {
                                C::run(w, rows, n, batch, tiles(ws, C{}));
                            });
     return status::ok;
@@ -268,12 +278,13 @@ inline status checked_batch_int8(const encoder_weights<Cfg, int8>& w, workspace_
 
 }  // namespace detail
 
-// Runs one int8 forward pass with caller-owned workspace. x and y hold seq_len * d_model int8
-// values, row-major, quantised with w.input and w.output (quant/convert.hpp converts floats on
-// the host); y may equal x but must not partly overlap it. mask: as for float encoders.
+// Runs one int8 forward pass with caller-owned workspace. x and y hold seq_len * d_model int16
+// values (the residual stream), row-major, quantised with w.input and w.output
+// (quant/convert.hpp converts floats on the host); y may equal x but must not partly overlap it.
+// mask: as for float encoders.
 template <class Backend = default_backend, class Cfg, int Tile, int Workers>
 inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
-                      const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
+                      const std::int16_t* x, std::int16_t* y, int valid_len, key_padding_mask mask = {}) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::forward_int8<Cfg, int8_kernel_set<Backend>>(w, ws, x, y, valid_len, mask, detail::on_one_worker{});
 }
@@ -281,7 +292,7 @@ inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, T
 // (parallel.hpp): the same bytes.
 template <class Backend = default_backend, class Cfg, int Tile, int Workers, class Executor>
 inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers>& ws,
-                      const std::int8_t* x, std::int8_t* y, int valid_len, key_padding_mask mask,
+                      const std::int16_t* x, std::int16_t* y, int valid_len, key_padding_mask mask,
                       Executor&& exec) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::forward_int8<Cfg, int8_kernel_set<Backend>>(w, ws, x, y, valid_len, mask,
@@ -291,7 +302,7 @@ inline status forward(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, T
 // A batch of int8 sequences in one call, as the float forward_batch (batch_workspace_int8_for).
 template <class Backend = default_backend, class Cfg, int Tile, int Workers, int Batch>
 inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers, Batch>& ws,
-                            const std::int8_t* x, std::int8_t* y, const int* valid_lens, int count,
+                            const std::int16_t* x, std::int16_t* y, const int* valid_lens, int count,
                             const key_padding_mask* masks = nullptr) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::checked_batch_int8<Cfg, int8_kernel_set<Backend>>(
@@ -300,7 +311,7 @@ inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<
 // The same batch split across the workspace's Workers threads by the caller's executor.
 template <class Backend = default_backend, class Cfg, int Tile, int Workers, int Batch, class Executor>
 inline status forward_batch(const encoder_weights<Cfg, int8>& w, workspace_int8<Cfg, Tile, Workers, Batch>& ws,
-                            const std::int8_t* x, std::int8_t* y, const int* valid_lens, int count,
+                            const std::int16_t* x, std::int16_t* y, const int* valid_lens, int count,
                             const key_padding_mask* masks, Executor&& exec) noexcept {
     static_assert(detail::backend_check<int8, Backend>::value, "");
     return detail::checked_batch_int8<Cfg, int8_kernel_set<Backend>>(

@@ -1,12 +1,14 @@
 // staticformer: the int8 weights, encoder_weights<cfg, int8> (normative layout).
 //
-// Every tensor of the int8 path is int8 with one scale and zero point per tensor:
+// The residual stream (the encoder's input and output, what every block adds to) is int16 with
+// one symmetric scale; every tensor a block computes is int8 with one scale and zero point:
 // real = scale * (q - zero_point). Weights are int8 per output channel (symmetric), biases are
 // int32 in the units of input scale x weight scale with the input's zero point folded in, and
 // each step from an int32 accumulator to an int8 output is math::rescale() with a stored
 // multiplier and shift. The scales themselves (floats) are kept only for the encoder's input and
-// output, for host code that converts; the forward pass never reads them.
-// The parameters are produced by quant/quantize.hpp from f32 weights and calibration inputs.
+// output (the stream's, and the final LayerNorm's), for host code that converts; the forward pass
+// never reads them. The parameters are produced by quant/quantize.hpp from f32 weights and
+// calibration inputs.
 #pragma once
 
 #include <cstddef>
@@ -25,10 +27,10 @@ struct quantization {
 };
 
 
-template <class Cfg, bool Gated = Cfg::is_gated>
+template <class Cfg>
 struct layer_weights_int8 {
     static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
-    layer_norm_int8<D, Cfg::is_rms_norm> norm1;
+    layer_norm_int8<D, Cfg::is_rms_norm> norm1;  // from the stream: into int8 (pre-norm) or the stream (post-norm)
     linear_int8<D, D> query;
     linear_int8<D, Cfg::kv_dim> key, value;  // kv_heads: kv_dim = kv_heads * head_dim outputs (else D)
     linear_int8<D, D> out;
@@ -36,29 +38,14 @@ struct layer_weights_int8 {
     linear_int8<D, Cfg::ff1_width> ff1;  // glu: outputs [0, F) W1's, [F, 2F) W3's (the gate)
     std::int8_t activation[256];  // activation(x) for x = -128..127, at index x + 128
     linear_int8<F, D> ff2;
-    // 16 + 24 + 24 bytes: one 64-byte unit
+    // The small parameters, two 64-byte units (unused ones 0):
     attention_int8 attention;
-    add_int8 residual1;  // the stream plus the attention output
-    add_int8 residual2;  // the stream plus the feed-forward output
-};
-// glu: the same members, then the gate's product in a 64-byte unit of its own (so a layer
-// without glu keeps its layout; plain members, not a base: the weights stay standard-layout).
-template <class Cfg>
-struct layer_weights_int8<Cfg, true> {
-    static constexpr int D = Cfg::d_model, F = Cfg::d_ff;
-    layer_norm_int8<D, Cfg::is_rms_norm> norm1;
-    linear_int8<D, D> query;
-    linear_int8<D, Cfg::kv_dim> key, value;
-    linear_int8<D, D> out;
-    layer_norm_int8<D, Cfg::is_rms_norm> norm2;
-    linear_int8<D, 2 * F> ff1;
-    std::int8_t activation[256];
-    linear_int8<F, D> ff2;
-    attention_int8 attention;
-    add_int8 residual1;
-    add_int8 residual2;
-    gate_int8 gate;
-    std::int32_t reserved[10];  // 0
+    stream_add_int8 residual1;  // the attention output into the stream
+    stream_add_int8 residual2;  // the feed-forward output into the stream
+    stream_narrow_int8 input1;  // post-norm: the stream into the attention block's int8 input
+    stream_narrow_int8 input2;  // post-norm: the stream into the feed-forward block's
+    gate_int8 gate;             // glu: the activation times the gate
+    std::int32_t reserved[6];   // 0
 };
 
 namespace detail {
@@ -140,24 +127,64 @@ constexpr bool is_valid(const add_int8& a) noexcept {
            a.a_multiplier < 32768 && is_zero_point(a.x_zero_point) && is_zero_point(a.a_zero_point) &&
            is_zero_point(a.output_zero_point);
 }
+// The stream's steps: multiplier < 2^15 and shift in [1, 30] (their 32-bit bounds).
+constexpr bool is_stream_step(std::int32_t multiplier, std::int32_t shift) noexcept {
+    return multiplier >= 0 && multiplier < 32768 && shift >= 1 && shift <= 30;
+}
+constexpr bool is_valid(const stream_add_int8& a) noexcept {
+    return is_stream_step(a.multiplier, a.shift) && is_zero_point(a.a_zero_point) && a.reserved == 0;
+}
+constexpr bool is_valid(const stream_narrow_int8& n) noexcept {
+    return is_stream_step(n.multiplier, n.shift) && is_zero_point(n.zero_point) && n.reserved == 0;
+}
+// A part a configuration does not use: all zero.
+constexpr bool is_unused(const stream_narrow_int8& n) noexcept {
+    return n.multiplier == 0 && n.shift == 0 && n.zero_point == 0 && n.reserved == 0;
+}
+constexpr bool is_unused(const gate_int8& g) noexcept {
+    return g.a_zero_point == 0 && g.b_zero_point == 0 && g.multiplier == 0 && g.shift == 0 &&
+           g.output_zero_point == 0 && g.reserved == 0;
+}
+// A LayerNorm into the stream: zero point 0 (and RMSNorm's centre, the stream's, 0).
+template <int N, bool Rms>
+constexpr bool is_stream_norm(const layer_norm_int8<N, Rms>& n) noexcept {
+    if constexpr (Rms) return n.output_zero_point == 0 && n.input_zero_point == 0;
+    return n.output_zero_point == 0;
+}
+template <int N, bool Rms>
+constexpr bool is_norm_from_stream(const layer_norm_int8<N, Rms>& n) noexcept {
+    if constexpr (Rms) return is_valid(n) && n.input_zero_point == 0;
+    return is_valid(n);
+}
+// A layer's parameters: post-norm normalises into the stream and narrows it into each block.
+template <class Cfg>
+constexpr bool is_valid(const layer_weights_int8<Cfg>& l) noexcept {
+    bool ok = is_norm_from_stream(l.norm1) && is_norm_from_stream(l.norm2) && is_valid(l.query) &&
+              is_valid(l.key) && is_valid(l.value) && is_valid(l.out) && is_valid(l.ff1) && is_valid(l.ff2) &&
+              is_valid(l.residual1) && is_valid(l.residual2) &&
+              math::is_valid(l.attention.logits.multiplier, l.attention.logits.shift) &&
+              math::is_valid(l.attention.context.multiplier, l.attention.context.shift);
+    if constexpr (Cfg::norm_first)
+        ok = ok && is_unused(l.input1) && is_unused(l.input2);
+    else
+        ok = ok && is_stream_norm(l.norm1) && is_stream_norm(l.norm2) && is_valid(l.input1) && is_valid(l.input2);
+    ok = ok && (Cfg::is_gated ? is_valid(l.gate) : is_unused(l.gate));
+    for (std::int32_t r : l.reserved) ok = ok && r == 0;
+    return ok;
+}
 
 }  // namespace detail
 
 template <class Cfg>
 constexpr bool is_valid(const encoder_weights<Cfg, int8>& w) noexcept {
-    for (const auto& l : w.layer) {
-        if (!detail::is_valid(l.norm1) || !detail::is_valid(l.norm2) || !detail::is_valid(l.query) ||
-            !detail::is_valid(l.key) || !detail::is_valid(l.value) || !detail::is_valid(l.out) ||
-            !detail::is_valid(l.ff1) || !detail::is_valid(l.ff2) || !detail::is_valid(l.residual1) ||
-            !detail::is_valid(l.residual2) ||
-            !math::is_valid(l.attention.logits.multiplier, l.attention.logits.shift) ||
-            !math::is_valid(l.attention.context.multiplier, l.attention.context.shift))
-            return false;
-        if constexpr (Cfg::is_gated)
-            if (!detail::is_valid(l.gate)) return false;
-    }
-    if (!detail::is_valid(w.input) || !detail::is_valid(w.output)) return false;
-    if constexpr (Cfg::has_final_norm) return detail::is_valid(w.final_norm.norm);
+    for (const auto& l : w.layer)
+        if (!detail::is_valid(l)) return false;
+    // The stream's quantisation is symmetric (zero point 0), in and out.
+    if (!detail::is_valid(w.input) || !detail::is_valid(w.output) || w.input.zero_point != 0 ||
+        w.output.zero_point != 0)
+        return false;
+    if constexpr (Cfg::has_final_norm)
+        return detail::is_norm_from_stream(w.final_norm.norm) && detail::is_stream_norm(w.final_norm.norm);
     return true;
 }
 

@@ -229,6 +229,29 @@ struct decorated_int8 : K {
         hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
                                    rows_of(a, 1, n), rows_of(x, 1, n), &p);
     }
+    // The stream's ops: a LayerNorm from it, an int8 tensor added into it, read from it, widened.
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
+                                          rows_of(x, rows, N), rows_of(y, rows, N), &p);
+    }
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
+                                   rows_of(a, 1, n), rows_of(x, 1, n), &p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::narrow(x, n, p, y); },
+                                     rows_of(x, 1, n), rows_of(y, 1, n), &p);
+    }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::widen(a, n, p, y); },
+                                     rows_of(a, 1, n), rows_of(y, 1, n), &p);
+    }
+    template <int D>
+    static void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept {
+        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template mean_rows<D>(x, n, y); },
+                                     rows_of(x, n, D), rows_of(y, 1, D));
+    }
     template <int D, int HeadDim, bool Interleaved>
     static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
         hooked<op_kind::rotary, Hook>(

@@ -1,11 +1,13 @@
-// staticformer: float <-> int8 at the edges of an int8 encoder (for code that has floats: the
-// host, or a core with an FPU). The int8 forward pass itself never touches a float.
+// staticformer: float <-> int8 and int16 at the edges of an int8 encoder (for code that has
+// floats: the host, or a core with an FPU). The int8 forward pass itself never touches a float.
+// The encoder's input and output are its int16 residual stream; a model's feature or image
+// values are int8.
 //   quantise:   q = saturate(floor(x / scale + 0.5) + zero_point)   (float arithmetic)
 //   dequantise: x = scale * (q - zero_point)
 // Non-finite values: quantize_input / quantize_model_input refuse any NaN or infinity with
 // status::non_finite_input and write nothing, as the float forward passes do; values beyond the
-// range saturate to -128 / 127, subnormals round to the zero point. quantize_value alone maps
-// +infinity to 127 and -infinity and NaN to -128.
+// range saturate (int8: -128 / 127, int16: -32768 / 32767), subnormals round to the zero point.
+// quantize_value alone maps +infinity to the largest code and -infinity and NaN to the smallest.
 #pragma once
 
 #include <cmath>
@@ -29,24 +31,38 @@ inline float dequantize_value(std::int8_t v, const quantization& q) noexcept {
     return q.scale * float(std::int64_t(v) - q.zero_point);  // (64-bit: any zero point, unchecked weights too)
 }
 
+inline std::int16_t quantize_stream_value(float x, const quantization& q) noexcept {
+    const float v = std::floor(x / q.scale + 0.5f) + float(q.zero_point);
+    return std::int16_t(v >= 32767.0f ? 32767 : v > -32768.0f ? int(v) : -32768);  // NaN -> -32768
+}
+
+inline float dequantize_value(std::int16_t v, const quantization& q) noexcept {
+    return q.scale * float(std::int64_t(v) - q.zero_point);
+}
+
 namespace detail {
-inline status quantize_values(const float* x, std::int8_t* q, std::size_t n, const quantization& quant) noexcept {
+inline std::int8_t quantize_to(float x, const quantization& q, std::int8_t) noexcept { return quantize_value(x, q); }
+inline std::int16_t quantize_to(float x, const quantization& q, std::int16_t) noexcept {
+    return quantize_stream_value(x, q);
+}
+template <class T>
+inline status quantize_values(const float* x, T* q, std::size_t n, const quantization& quant) noexcept {
     if (x == nullptr || q == nullptr) return status::null_pointer;
     if (!math::all_finite(x, n)) return status::non_finite_input;
-    for (std::size_t i = 0; i < n; ++i) q[i] = quantize_value(x[i], quant);
+    for (std::size_t i = 0; i < n; ++i) q[i] = quantize_to(x[i], quant, T{});
     return status::ok;
 }
 }  // namespace detail
 
-// n input values x -> q, with the weights' input quantisation.
+// n input values x -> q (the stream), with the weights' input quantisation.
 template <class Cfg>
-status quantize_input(const encoder_weights<Cfg, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
+status quantize_input(const encoder_weights<Cfg, int8>& w, const float* x, std::int16_t* q, std::size_t n) noexcept {
     return detail::quantize_values(x, q, n, w.input);
 }
 
-// n output values q -> y, with the weights' output quantisation.
+// n output values q (the stream) -> y, with the weights' output quantisation.
 template <class Cfg>
-void dequantize_output(const encoder_weights<Cfg, int8>& w, const std::int8_t* q, float* y, std::size_t n) noexcept {
+void dequantize_output(const encoder_weights<Cfg, int8>& w, const std::int16_t* q, float* y, std::size_t n) noexcept {
     for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.output);
 }
 

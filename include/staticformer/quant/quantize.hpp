@@ -3,13 +3,16 @@
 // drives this code; it does not restate any formula.
 //
 //   weights      per output channel, symmetric: scale = max |w| / 127, q = round(w / scale)
+//   stream       the residual stream (the encoder's input, every residual add and post-norm
+//                LayerNorm output, the output): int16, one symmetric min-max range over all of
+//                it, 32767 steps each side; the final LayerNorm's output its own int16 range
 //   activations  per tensor: queries, keys, values and attention context symmetric (zero point
 //                0; rotary: one range over the values before and after the turn, which
 //                keeps their scale); every other tensor asymmetric over [min(lo, 0), max(hi, 0)], 255 steps
 //   ranges       min-max of the calibration values, or their percentile (symmetric: of |x|;
-//                asymmetric: the (100 - p)th and pth)
-//   multipliers  m * 2^-shift with m < 2^15 (per-channel linear, add, LayerNorm gamma) or
-//                m < 2^31 (softmax logits, attention context), rounded to nearest
+//                asymmetric: the (100 - p)th and pth); the stream's always min-max
+//   multipliers  m * 2^-shift with m < 2^15 (per-channel linear, stream add and narrow, LayerNorm
+//                gamma) or m < 2^31 (softmax logits, attention context), rounded to nearest
 // Only IEEE-exact double operations are used (+ - * /, sqrt, floor, frexp), so the result is the
 // same on every target.
 #pragma once
@@ -18,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -103,13 +107,23 @@ inline tensor_report choose(const std::vector<float>& v, const options& o, bool 
     return t;
 }
 
-// real ~ m * 2^-shift with m < 2^bits as large as it can be; shift kept in [1, 62].
-inline math::fixed_multiplier encode(double real, int bits) {
+// The stream's range: symmetric min-max over every value it held, 32767 steps each side.
+inline tensor_report choose_stream(std::initializer_list<const std::vector<float>*> values) {
+    double m = 1.0 / (1 << 20);  // a range no narrower than this
+    for (const std::vector<float>* v : values)
+        for (float x : *v) m = std::max(m, double(std::fabs(x)));
+    tensor_report t;
+    t.scale = m / 32767.0;
+    return t;
+}
+
+// real ~ m * 2^-shift with m < 2^bits as large as it can be; shift kept in [1, max_shift].
+inline math::fixed_multiplier encode(double real, int bits, int max_shift = 62) {
     if (!(real > 0.0)) return {0, 1};
     int e = 0;
     std::frexp(real, &e);  // real = f * 2^e, f in [0.5, 1)
     int shift = bits - e;
-    shift = shift < 1 ? 1 : shift > 62 ? 62 : shift;
+    shift = shift < 1 ? 1 : shift > max_shift ? max_shift : shift;
     const double limit = std::ldexp(1.0, bits) - 1.0;
     return {clamp_to<std::int32_t>(round_half_up(std::ldexp(real, shift)), 0.0, limit), shift};
 }
@@ -174,6 +188,18 @@ void quantize_layer_norm(const float* gamma, const float* beta, float eps, const
     q.eps = clamp_to<std::int64_t>(e, 0.0, std::ldexp(1.0, 62));
     q.output_zero_point = out.zero_point;
     if constexpr (Rms) q.input_zero_point = in.zero_point, q.reserved = 0;
+}
+
+// An int8 tensor a into the stream s: x += rescale(a - za, m, shift), m / 2^shift = s_a / s.
+inline stream_add_int8 quantize_stream_add(const tensor_report& a, const tensor_report& stream) {
+    const math::fixed_multiplier m = encode(a.scale / stream.scale, 15, 30);
+    return {a.zero_point, m.multiplier, m.shift, 0};
+}
+
+// The stream s narrowed to the int8 tensor y: m / 2^shift = s / s_y.
+inline stream_narrow_int8 quantize_narrow(const tensor_report& stream, const tensor_report& y) {
+    const math::fixed_multiplier m = encode(stream.scale / y.scale, 15, 30);
+    return {m.multiplier, m.shift, y.zero_point, 0};
 }
 
 inline add_int8 quantize_add(const tensor_report& x, const tensor_report& a, const tensor_report& out) {
@@ -241,76 +267,19 @@ public:
 
     // Chooses every tensor's range and quantises the weights into q.
     report quantize(encoder_weights<Cfg, int8>& q, const options& o = {}) const {
-        using detail::choose;
-        constexpr int D = Cfg::d_model;
         report rep;
         rep.layer.resize(Cfg::layers);
-        rep.input = choose(rec_.input, o, false);
-        tensor_report stream = rep.input;  // the residual stream entering the layer
-        for (int l = 0; l < Cfg::layers; ++l) {
-            const auto& w = weights_.layer[l];
-            const observations& obs = rec_.layer[l];
-            auto& lq = q.layer[l];
-            tensor_report* t = rep.layer[l].t;
-            auto pick = [&](point p, bool symmetric) -> tensor_report& {
-                return t[int(p)] = choose(obs[p], o, symmetric);
-            };
-            const tensor_report& norm1_in = pick(point::norm1_in, false);
-            const tensor_report& norm1_out = pick(point::norm1_out, false);
-            const tensor_report& query = pick(point::query, true);
-            const tensor_report& key = pick(point::key, true);
-            const tensor_report& value = pick(point::value, true);
-            const tensor_report& context = pick(point::context, true);
-            const tensor_report& attention_out = pick(point::attention_out, false);
-            const tensor_report& norm2_in = pick(point::norm2_in, false);
-            const tensor_report& norm2_out = pick(point::norm2_out, false);
-            const tensor_report& ff1 = pick(point::ff1, false);
-            const tensor_report& activation = pick(point::activation, false);
-            const tensor_report& gate_in = Cfg::is_gated ? pick(point::gate_in, false) : ff1;
-            const tensor_report& hidden = Cfg::is_gated ? pick(point::gate, false) : activation;
-            const tensor_report& ff2 = pick(point::ff2, false);
-
-            // The attention block: pre-norm reads LN(stream) and adds into the stream; post-norm
-            // reads the stream, adds, then normalises.
-            const tensor_report stream_in = stream;
-            const tensor_report& attention_in = Cfg::norm_first ? norm1_out : stream_in;
-            constexpr int KV = Cfg::kv_dim, QKV = Cfg::qkv_width;
-            const float* b = values_of(w.qkv_b);
-            detail::quantize_linear(&w.qkv_w[0][0], QKV, b, attention_in, query, lq.query, rep);
-            detail::quantize_linear(&w.qkv_w[0][D], QKV, b + D, attention_in, key, lq.key, rep);
-            detail::quantize_linear(&w.qkv_w[0][D + KV], QKV, b + D + KV, attention_in, value, lq.value, rep);
-            lq.attention.logits = detail::encode(
-                65536.0 * query.scale * key.scale / (std::sqrt(double(Cfg::head_dim)) * detail::ln2), 31);
-            lq.attention.context = detail::encode(value.scale / (32768.0 * context.scale), 31);
-            detail::quantize_linear(&w.out_w[0][0], D, values_of(w.out_b), context, attention_out, lq.out, rep);
-            const tensor_report& residual1 = Cfg::norm_first ? norm2_in : norm1_in;
-            lq.residual1 = detail::quantize_add(stream_in, attention_out, residual1);
-            detail::quantize_layer_norm(w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, Cfg::norm_first ? stream_in : residual1,
-                                        norm1_out, lq.norm1);
-            const tensor_report stream_mid = Cfg::norm_first ? residual1 : norm1_out;
-
-            // The feed-forward block, likewise.
-            const tensor_report& ffn_in = Cfg::norm_first ? norm2_out : stream_mid;
-            detail::quantize_linear(&w.ff1_w[0][0], Cfg::ff1_width, values_of(w.ff1_b), ffn_in, ff1, lq.ff1, rep,
-                                    &gate_in, Cfg::d_ff);
-            detail::activation_table<Cfg::activation>(ff1, activation, lq.activation);
-            if constexpr (Cfg::is_gated) lq.gate = detail::quantize_gate(activation, gate_in, hidden);
-            detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), hidden, ff2, lq.ff2, rep);
-            const tensor_report residual2 = Cfg::norm_first ? stream_after(l, o) : norm2_in;
-            lq.residual2 = detail::quantize_add(stream_mid, ff2, residual2);
-            detail::quantize_layer_norm(w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, Cfg::norm_first ? stream_mid : residual2,
-                                        norm2_out, lq.norm2);
-            stream = Cfg::norm_first ? residual2 : norm2_out;
-        }
-        if constexpr (Cfg::has_final_norm) {
-            const tensor_report out = choose(rec_.final_out, o, false);
-            detail::quantize_layer_norm(weights_.final_norm.gamma, values_of(weights_.final_norm.beta), Cfg::final_eps, stream, out,
-                                        q.final_norm.norm);
-            stream = out;
-        }
+        const tensor_report stream = stream_range();
+        rep.input = stream;
+        for (int l = 0; l < Cfg::layers; ++l) quantize_layer(l, stream, o, q.layer[l], rep);
         rep.output = stream;
-        q.input = {float(rep.input.scale), rep.input.zero_point};
-        q.output = {float(rep.output.scale), rep.output.zero_point};
+        if constexpr (Cfg::has_final_norm) {
+            rep.output = detail::choose_stream({&rec_.final_out});
+            detail::quantize_layer_norm(weights_.final_norm.gamma, values_of(weights_.final_norm.beta), Cfg::final_eps,
+                                        stream, rep.output, q.final_norm.norm);
+        }
+        q.input = {float(rep.input.scale), 0};
+        q.output = {float(rep.output.scale), 0};
         return rep;
     }
 
@@ -318,11 +287,79 @@ private:
     template <class>
     friend class model_calibrator;  // rolls a model pass back when its head overflows
 
-    // Pre-norm: the stream leaving layer l, recorded as the next LayerNorm's input (or the output).
-    tensor_report stream_after(int l, const options& o) const {
-        if (l + 1 < Cfg::layers) return detail::choose(rec_.layer[l + 1][point::norm1_in], o, false);
-        if (Cfg::has_final_norm) return detail::choose(rec_.final_in, o, false);
-        return detail::choose(rec_.output, o, false);
+    // The stream's one range: the input, each layer's stream values (the LayerNorms' inputs, and
+    // post-norm their outputs), the stream leaving the last layer.
+    tensor_report stream_range() const {
+        std::initializer_list<const std::vector<float>*> ends = {&rec_.input, &rec_.final_in, &rec_.output};
+        tensor_report t = detail::choose_stream(ends);
+        for (const observations& obs : rec_.layer) {
+            const tensor_report inner = Cfg::norm_first
+                ? detail::choose_stream({&obs[point::norm1_in], &obs[point::norm2_in]})
+                : detail::choose_stream({&obs[point::norm1_in], &obs[point::norm1_out], &obs[point::norm2_in],
+                                         &obs[point::norm2_out]});
+            t.scale = std::max(t.scale, inner.scale);
+        }
+        return t;
+    }
+
+    // The int8 tensor a post-norm layer's attention block reads: the stream entering it.
+    const std::vector<float>& entering(int l) const {
+        return l == 0 ? rec_.input : rec_.layer[l - 1][point::norm2_out];
+    }
+
+    // Layer l's tensors and parameters; the stream's values are in its one range.
+    void quantize_layer(int l, const tensor_report& stream, const options& o, layer_weights_int8<Cfg>& lq,
+                        report& rep) const {
+        using detail::choose;
+        constexpr int D = Cfg::d_model;
+        const auto& w = weights_.layer[l];
+        const observations& obs = rec_.layer[l];
+        tensor_report* t = rep.layer[l].t;
+        auto pick = [&](point p, bool symmetric) -> tensor_report& {
+            return t[int(p)] = choose(obs[p], o, symmetric);
+        };
+        // The LayerNorms read the stream; post-norm they write it, pre-norm an int8 block input.
+        t[int(point::norm1_in)] = t[int(point::norm2_in)] = stream;
+        const tensor_report& norm1_out = Cfg::norm_first ? pick(point::norm1_out, false) : (t[int(point::norm1_out)] = stream);
+        const tensor_report& norm2_out = Cfg::norm_first ? pick(point::norm2_out, false) : (t[int(point::norm2_out)] = stream);
+        const tensor_report& query = pick(point::query, true);
+        const tensor_report& key = pick(point::key, true);
+        const tensor_report& value = pick(point::value, true);
+        const tensor_report& context = pick(point::context, true);
+        const tensor_report& attention_out = pick(point::attention_out, false);
+        const tensor_report& ff1 = pick(point::ff1, false);
+        const tensor_report& activation = pick(point::activation, false);
+        const tensor_report& gate_in = Cfg::is_gated ? pick(point::gate_in, false) : ff1;
+        const tensor_report& hidden = Cfg::is_gated ? pick(point::gate, false) : activation;
+        const tensor_report& ff2 = pick(point::ff2, false);
+
+        // Each block's int8 input: pre-norm LN(stream); post-norm the stream narrowed to int8.
+        const tensor_report attention_in = Cfg::norm_first ? norm1_out : choose(entering(l), o, false);
+        const tensor_report ffn_in = Cfg::norm_first ? norm2_out : choose(obs[point::norm1_out], o, false);
+        if constexpr (!Cfg::norm_first) {
+            lq.input1 = detail::quantize_narrow(stream, attention_in);
+            lq.input2 = detail::quantize_narrow(stream, ffn_in);
+        }
+
+        constexpr int KV = Cfg::kv_dim, QKV = Cfg::qkv_width;
+        const float* b = values_of(w.qkv_b);
+        detail::quantize_linear(&w.qkv_w[0][0], QKV, b, attention_in, query, lq.query, rep);
+        detail::quantize_linear(&w.qkv_w[0][D], QKV, b + D, attention_in, key, lq.key, rep);
+        detail::quantize_linear(&w.qkv_w[0][D + KV], QKV, b + D + KV, attention_in, value, lq.value, rep);
+        lq.attention.logits = detail::encode(
+            65536.0 * query.scale * key.scale / (std::sqrt(double(Cfg::head_dim)) * detail::ln2), 31);
+        lq.attention.context = detail::encode(value.scale / (32768.0 * context.scale), 31);
+        detail::quantize_linear(&w.out_w[0][0], D, values_of(w.out_b), context, attention_out, lq.out, rep);
+        lq.residual1 = detail::quantize_stream_add(attention_out, stream);
+        detail::quantize_layer_norm(w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, stream, norm1_out, lq.norm1);
+
+        detail::quantize_linear(&w.ff1_w[0][0], Cfg::ff1_width, values_of(w.ff1_b), ffn_in, ff1, lq.ff1, rep,
+                                &gate_in, Cfg::d_ff);
+        detail::activation_table<Cfg::activation>(ff1, activation, lq.activation);
+        if constexpr (Cfg::is_gated) lq.gate = detail::quantize_gate(activation, gate_in, hidden);
+        detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), hidden, ff2, lq.ff2, rep);
+        lq.residual2 = detail::quantize_stream_add(ff2, stream);
+        detail::quantize_layer_norm(w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, stream, norm2_out, lq.norm2);
     }
 
     const encoder_weights<Cfg, f32>& weights_;

@@ -136,7 +136,7 @@ struct stage_recording {
 // writes, as calibration.hpp's recorder does).
 template <class Cfg, class P>
 struct stage_memory {
-    using value = std::conditional_t<std::is_same<P, int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, int8>::value, std::int16_t, float>;  // (int8: the stream)
     stage_recording<Cfg, P> rec;
     std::conditional_t<std::is_same<P, int8>::value, workspace_int8<Cfg>, workspace<Cfg>> ws;
     alignas(64) value y[Cfg::seq_len * Cfg::d_model];
@@ -213,7 +213,7 @@ public:
     // One input (seq_len * d_model floats, valid_len rows, a key padding mask) through both.
     status observe(const float* x, int valid_len, key_padding_mask mask = {}) {
         constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
-        std::vector<std::int8_t> x8(n);
+        std::vector<std::int16_t> x8(n);
         status s = quantize_input(w8_, x, x8.data(), n);
         if (s == status::ok)
             s = forward_with<kernels::decorated<kernel_set<reference>, detail::stage_record<Cfg, f32>>>(
