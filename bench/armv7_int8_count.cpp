@@ -62,12 +62,12 @@ void linear_shape(const char* label, std::uint32_t seed) {
 }
 
 template <class Backend>
-std::vector<std::int8_t> encoder_pass(const char* label, const char* backend, int valid_len) {
+std::vector<std::int16_t> encoder_pass(const char* label, const char* backend, int valid_len) {
     using cfg = sftest::tiny;
     static sf::workspace_int8_for<cfg, Backend> ws;
     const auto& w = sftest::weights_for<cfg, sf::int8>();
-    const std::vector<std::int8_t> x = sftest::make_input_int8<cfg>(sftest::input_kind::normal);
-    std::vector<std::int8_t> y(x.size());
+    const std::vector<std::int16_t> x = sftest::make_input_int8<cfg>(sftest::input_kind::normal);
+    std::vector<std::int16_t> y(x.size());
     span(label, backend, [&] { sftest::require_ok(sf::forward<Backend>(w, ws, x.data(), y.data(), valid_len), "forward"); });
     return y;
 }

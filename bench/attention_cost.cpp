@@ -19,7 +19,7 @@ void run(int passes) {
     static sf::encoder<Cfg, P, sf::simd> enc{sftest::weights_for<Cfg, P>()};
     if constexpr (std::is_same<P, sf::int8>::value) {
         const auto x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
-        std::vector<std::int8_t> y(x.size());
+        std::vector<sftest::stream_t> y(x.size());
         for (int i = 0; i < passes; ++i) enc.forward(x.data(), y.data(), Cfg::seq_len);
         std::printf("%d\n", int(y[5]));
     } else {

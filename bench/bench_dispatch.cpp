@@ -40,7 +40,7 @@ void report(const char* name) {
     const auto& w = sftest::weights_for<Cfg, sf::f32>();
     const auto& w8 = sftest::weights_for<Cfg, sf::int8>();
     std::vector<float> y(x.size()), first(x.size());
-    std::vector<std::int8_t> y8(x8.size()), first8(x8.size());
+    std::vector<sftest::stream_t> y8(x8.size()), first8(x8.size());
     bool have_first = false;
     for (sf::isa level : sf::dispatch_levels) {
         // The levels this build has (a fixed build: one) and the CPU runs.
@@ -50,7 +50,7 @@ void report(const char* name) {
         const double t32 = median_us(f32), t8 = median_us(int8);
         if (!have_first) first = y, first8 = y8, have_first = true;
         const bool same = std::memcmp(y.data(), first.data(), y.size() * sizeof(float)) == 0 &&
-                          std::memcmp(y8.data(), first8.data(), y8.size()) == 0;
+                          std::memcmp(y8.data(), first8.data(), y8.size() * sizeof(y8[0])) == 0;
         all_equal = all_equal && same;
         std::printf("| %s | %s | %.1f | %.1f | %s |\n", name, sf::isa_name(level), t32, t8, same ? "yes" : "NO");
     }

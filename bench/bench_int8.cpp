@@ -46,7 +46,7 @@ void encoder_int8(benchmark::State& state) {
     static encoder_type enc{sftest::weights_for<Cfg, sf::int8>()};
     const int n = Cfg::seq_len / int(state.range(0));  // valid_len = seq_len / divisor
     const auto x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
-    std::vector<std::int8_t> y(x.size());
+    std::vector<sftest::stream_t> y(x.size());
     for (auto _ : state) {
         enc.forward(x.data(), y.data(), n);
         benchmark::DoNotOptimize(y.data());
@@ -83,7 +83,7 @@ void share_int8(benchmark::State& state) {
     static sf::workspace_int8_for<Cfg, Backend> ws;
     const auto& w = sftest::weights_for<Cfg, sf::int8>();
     const auto x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
-    std::vector<std::int8_t> y(x.size());
+    std::vector<sftest::stream_t> y(x.size());
     measure_share(
         state,
         [&] {

@@ -11,8 +11,8 @@ namespace sfbench {
         return sftest::default_forward(w, x, y, Cfg::seq_len);                                                                                         \
     }                                                                                                                \
     template <>                                                                                                      \
-    sf::status pass_int8<sf::compiled_isa, Cfg>(const sf::encoder_weights<Cfg, sf::int8>& w, const std::int8_t* x,  \
-                                                std::int8_t* y) {                                                    \
+    sf::status pass_int8<sf::compiled_isa, Cfg>(const sf::encoder_weights<Cfg, sf::int8>& w, const std::int16_t* x, \
+                                                std::int16_t* y) {                                                   \
         return sftest::default_forward(w, x, y, Cfg::seq_len);                                                                                         \
     }
 SFBENCH_DISPATCH_CONFIGS(SFBENCH_PASSES)

@@ -22,7 +22,7 @@ double sqnr() {
         require_ok(sf::forward<sf::reference>(weights_for<Cfg>(), ws, x.data(), y.data(), Cfg::seq_len, as_key_mask(mask)),
                    "f32 forward");
         const auto q = make_input_int8<Cfg>(kind);
-        std::vector<std::int8_t> y8(q.size());
+        std::vector<sftest::stream_t> y8(q.size());
         require_ok(sf::forward<sf::reference>(weights_for<Cfg, sf::int8>(), ws8, q.data(), y8.data(), Cfg::seq_len,
                                               as_key_mask(mask)),
                    "int8 forward");

@@ -36,7 +36,7 @@ using threads_workspace = std::conditional_t<std::is_same<P, sf::int8>::value,
 template <class Cfg, class P, int Workers>
 void threads(benchmark::State& state) {
     static const auto ws = std::make_unique<threads_workspace<Cfg, P, Workers>>();
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int16_t, float>;
     const std::vector<value> x = sftest::input_for<Cfg, P>(sftest::input_kind::normal);
     std::vector<value> y(x.size());
     const auto& w = sftest::weights_for<Cfg, P>();
@@ -59,7 +59,7 @@ using batch_workspace = std::conditional_t<std::is_same<P, sf::int8>::value,
 template <class Cfg, class P, int Batch, int Workers>
 void batch(benchmark::State& state) {
     static const auto ws = std::make_unique<batch_workspace<Cfg, P, Batch, Workers>>();
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int16_t, float>;
     const std::vector<value> one = sftest::input_for<Cfg, P>(sftest::input_kind::normal);
     std::vector<value> x, y(one.size() * Batch);
     for (int b = 0; b < Batch; ++b) x.insert(x.end(), one.begin(), one.end());
@@ -83,7 +83,7 @@ void batch(benchmark::State& state) {
 template <class Cfg, class P>
 void sweep(benchmark::State& state) {
     static const auto ws = std::make_unique<threads_workspace<Cfg, P, 1>>();
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int16_t, float>;
     const std::vector<value> x = sftest::input_for<Cfg, P>(sftest::input_kind::normal);
     std::vector<value> y(x.size());
     const auto& w = sftest::weights_for<Cfg, P>();

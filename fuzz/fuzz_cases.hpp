@@ -86,7 +86,7 @@ constexpr bool is_int8 = std::is_same<P, sf::int8>::value;
 template <class Cfg, class P>
 struct encoder_case {
     using weights = sf::encoder_weights<Cfg, P>;
-    using input = std::conditional_t<is_int8<P>, std::int8_t, float>;
+    using input = std::conditional_t<is_int8<P>, std::int16_t, float>;  // (int8: the int16 stream)
     using output = input;
     static constexpr std::size_t input_values = std::size_t(Cfg::seq_len) * Cfg::d_model;
     static constexpr std::size_t output_values = input_values;
@@ -133,7 +133,8 @@ template <class Case>
 struct forward_prefix {
     using value = typename Case::input;
     static constexpr bool is_float = std::is_same<value, float>::value;
-    static constexpr std::size_t value_bytes(bool raw) { return raw ? sizeof(value) : is_float ? 2 : 1; }
+    static constexpr bool is_stream = std::is_same<value, std::int16_t>::value;
+    static constexpr std::size_t value_bytes(bool raw) { return raw ? sizeof(value) : is_float || is_stream ? 2 : 1; }
     static constexpr std::size_t bytes(bool raw) { return (raw ? 4 : 1) + Case::input_values * value_bytes(raw); }
 
     static void decode(const unsigned char* p, bool raw, int& valid_len, value* x) {
@@ -151,6 +152,8 @@ struct forward_prefix {
                 x[i] = value(q[0] % (Case::vocab + 2)) - 1;
             else if constexpr (is_float)
                 x[i] = float(std::int16_t(std::uint16_t(q[0] | q[1] << 8))) / 4096.0f;
+            else if constexpr (is_stream)
+                x[i] = std::int16_t(std::uint16_t(q[0] | q[1] << 8));
             else
                 x[i] = value(std::int8_t(q[0]));
         }
@@ -174,6 +177,9 @@ struct forward_prefix {
                 const int q = v >= 32767.0f ? 32767 : v <= -32768.0f ? -32768 : int(v < 0 ? v - 0.5f : v + 0.5f);
                 out.push_back(static_cast<unsigned char>(q & 0xff));
                 out.push_back(static_cast<unsigned char>((q >> 8) & 0xff));
+            } else if constexpr (is_stream) {
+                out.push_back(static_cast<unsigned char>(std::uint16_t(x[i]) & 0xff));
+                out.push_back(static_cast<unsigned char>(std::uint16_t(x[i]) >> 8));
             } else {
                 out.push_back(static_cast<unsigned char>(x[i]));
             }

@@ -62,6 +62,8 @@ const std::vector<typename Case::input>& fixed_input() {
                 e = typename Case::input(r % Case::vocab);
             else if constexpr (std::is_same<typename Case::input, float>::value)
                 e = float(std::int32_t(r % 65536) - 32768) / 16384.0f;
+            else if constexpr (std::is_same<typename Case::input, std::int16_t>::value)
+                e = std::int16_t(r);
             else
                 e = typename Case::input(std::int8_t(r));
         }

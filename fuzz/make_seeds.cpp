@@ -87,6 +87,8 @@ void add_specials(std::vector<T>& x, std::size_t valid) {
             else if (i % 3 == 1) x[i] = finite[i / 3 % 8];
     } else if constexpr (std::is_same<T, std::int8_t>::value) {
         for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::int8_t(i % 2 ? 127 : -128);
+    } else if constexpr (std::is_same<T, std::int16_t>::value) {
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::int16_t(i % 2 ? 32767 : -32768);
     } else {
         for (std::size_t i = valid; i < x.size(); ++i) x[i] = std::numeric_limits<T>::min() + T(i);
     }

@@ -92,7 +92,7 @@ TEST(Blob, EachFieldHasItsStatus) {
     }
     {
         blob_buffer b;
-        b.set<std::uint32_t>(4, 3);
+        b.set<std::uint32_t>(4, 4);
         EXPECT_EQ(b.load(), sf::status::blob_bad_version);
         b.set<std::uint32_t>(4, 0);
         EXPECT_EQ(b.load(), sf::status::blob_bad_version);
@@ -143,17 +143,21 @@ sf::status load_with_version(std::uint32_t version) {
     return s;
 }
 
-// Version 2 changed only the int8 payload's layout: f32 and f16 blobs of version 1 hold the
-// same bytes and still load; an int8 blob of version 1 is refused (its layout is not this one).
-TEST(Blob, Version1IsReadForFloatsOnly) {
-    EXPECT_EQ(sf::blob::version, 2u);
-    EXPECT_EQ(load_with_version<sf::f32>(2), sf::status::ok);
-    EXPECT_EQ(load_with_version<sf::f16>(2), sf::status::ok);
-    EXPECT_EQ(load_with_version<sf::int8>(2), sf::status::ok);
-    EXPECT_EQ(load_with_version<sf::f32>(1), sf::status::ok);
-    EXPECT_EQ(load_with_version<sf::f16>(1), sf::status::ok);
-    EXPECT_EQ(load_with_version<sf::int8>(1), sf::status::blob_bad_version);
-    EXPECT_EQ(load_with_version<sf::int8>(3), sf::status::blob_bad_version);
+// Versions 2 and 3 changed only the int8 payload's layout: f32 and f16 blobs of versions 1 and
+// 2 hold the same bytes and still load; an int8 blob of an older version is refused (its layout
+// is not this one).
+TEST(Blob, OlderVersionsAreReadForFloatsOnly) {
+    EXPECT_EQ(sf::blob::version, 3u);
+    EXPECT_EQ(load_with_version<sf::f32>(3), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::f16>(3), sf::status::ok);
+    EXPECT_EQ(load_with_version<sf::int8>(3), sf::status::ok);
+    for (std::uint32_t old : {1u, 2u}) {
+        EXPECT_EQ(load_with_version<sf::f32>(old), sf::status::ok);
+        EXPECT_EQ(load_with_version<sf::f16>(old), sf::status::ok);
+        EXPECT_EQ(load_with_version<sf::int8>(old), sf::status::blob_bad_version);
+    }
+    EXPECT_EQ(load_with_version<sf::f32>(4), sf::status::blob_bad_version);
+    EXPECT_EQ(load_with_version<sf::int8>(4), sf::status::blob_bad_version);
 }
 
 TEST(Blob, WrongConfigurationIsRefused) {

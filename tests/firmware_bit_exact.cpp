@@ -143,7 +143,7 @@ bool check_input_policy() {
         std::memcpy(&bits, &y[i], 4);
         ok = ok && bits == sf::math::canonical_nan_bits;
     }
-    std::int8_t q[2] = {1, 1};
+    stream_t q[2] = {1, 1};
     ok = ok && sf::quantize_input(weights_for<Cfg, sf::int8>(), &y[0], q, 2) == sf::status::non_finite_input &&
          q[0] == 1 && q[1] == 1;
     std::printf("%s  input policy (%s): NaN / infinity refused, overflow reported\n", ok ? "ok  " : "FAIL",

@@ -55,23 +55,23 @@ struct host {
     }
 };
 template <class Cfg>
-void encoder_io(const sf::encoder_weights<Cfg, sf::int8>& w, const float* x, std::int8_t* q, float* y, std::size_t n) {
+void encoder_io(const sf::encoder_weights<Cfg, sf::int8>& w, const float* x, std::int16_t* q, float* y, std::size_t n) {
     (void)sf::quantize_input(w, x, q, n);
     sf::dequantize_output(w, q, y, n);
 }
 template <class M>
 void model_io(const sf::model_weights<M, sf::int8>& w, const float* x, std::int8_t* q, const std::int32_t* logits,
-              float* y, std::size_t n) {
+              const std::int16_t* rows, float* y, std::size_t n) {
     (void)sf::quantize_model_input(w, x, q, n);
     sf::dequantize_logits(w, logits, y, n);
-    sf::dequantize_model_output(w, q, y, n);
+    sf::dequantize_model_output(w, rows, y, n);
 }
 
 // A pass on several workers and a batch, through the library's serial executor (a caller's
 // executor is the caller's code): the entry points of parallel.hpp and batch.hpp.
 template <class Cfg, class P, class B>
 struct parallel_passes {
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int16_t, float>;
     using workspace = std::conditional_t<std::is_same<P, sf::int8>::value, sf::parallel_workspace_int8_for<Cfg, 2, B>,
                                          sf::parallel_workspace_for<Cfg, 2, B>>;
     using batch_workspace = std::conditional_t<std::is_same<P, sf::int8>::value,
@@ -140,10 +140,10 @@ template struct gsc::host<sf::model_weights<gsc::patches, sf::f32>, sf::model_we
                           sf::model_weights<gsc::patches, sf::int8>>;
 template struct gsc::host<sf::model_weights<gsc::tokens, sf::f32>, sf::model_weights<gsc::tokens, sf::f16>,
                           sf::model_weights<gsc::tokens, sf::int8>>;
-template void gsc::encoder_io(const sf::encoder_weights<gsc::pre, sf::int8>&, const float*, std::int8_t*, float*,
+template void gsc::encoder_io(const sf::encoder_weights<gsc::pre, sf::int8>&, const float*, std::int16_t*, float*,
                               std::size_t);
 template void gsc::model_io(const sf::model_weights<gsc::patches, sf::int8>&, const float*, std::int8_t*,
-                            const std::int32_t*, float*, std::size_t);
+                            const std::int32_t*, const std::int16_t*, float*, std::size_t);
 
 #ifdef SF_GLOBAL_STATE_CONTROL
 // The negative control: a counter, a function-local static with a guard, a thread-local.

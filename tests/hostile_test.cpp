@@ -63,7 +63,7 @@ void reseal(unsigned char* b, std::size_t size) {
 // One pass on loaded weights with backend B; the output bytes (from a fixed fill) and the status.
 template <class B, class Cfg, class P, class X>
 std::vector<unsigned char> run(const sf::encoder_weights<Cfg, P>& w, const std::vector<X>& x, int n, sf::status& s) {
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, stream_t, float>;
     using ws_t = std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8_for<Cfg, B>,
                                     sf::workspace_for<Cfg, B>>;
     auto ws = std::make_unique<ws_t>();
@@ -176,8 +176,9 @@ TEST(HostileBlob, Int8GateAndRmsNormBoundsAreExact) {
     EXPECT_EQ(load_edited(gated, [&](G& w) { w.layer[0].gate.reserved = 1; }), bad);
     using R = sf::encoder_weights<rms_pre, sf::int8>;
     const R& rms = weights_for<rms_pre, sf::int8>();
-    EXPECT_EQ(load_edited(rms, [&](R& w) { w.layer[1].norm2.input_zero_point = 127; }), ok);
-    EXPECT_EQ(load_edited(rms, [&](R& w) { w.layer[1].norm2.input_zero_point = 128; }), bad);
+    // (from the stream: the centre is its zero point, 0)
+    EXPECT_EQ(load_edited(rms, [&](R& w) { w.layer[1].norm2.input_zero_point = 0; }), ok);
+    EXPECT_EQ(load_edited(rms, [&](R& w) { w.layer[1].norm2.input_zero_point = 1; }), bad);
     EXPECT_EQ(load_edited(rms, [&](R& w) { w.final_norm.norm.reserved = 1; }), bad);
 }
 
@@ -195,7 +196,16 @@ TEST(HostileBlob, Int8BoundsAreExact) {
     EXPECT_EQ(load_edited(good, [&](W& w) { w.final_norm.norm.beta[5] = -(1 << 30) - 1; }), bad);
     EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].ff1.w[1][0][2] = 5; }), bad);  // input 6 of 6: padding
     EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].ff1.w[1][0][1] = -128; }), ok);  // input 5: a weight
-    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual1.x_zero_point = 128; }), bad);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual1.a_zero_point = 128; }), bad);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual1.multiplier = 32767; }), ok);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual1.multiplier = 32768; }), bad);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual2.shift = 30; }), ok);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual2.shift = 31; }), bad);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].residual2.reserved = 1; }), bad);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].input1.shift = 1; }), bad);  // pre-norm: unused, 0
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].gate.multiplier = 1; }), bad);  // no glu: unused, 0
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].reserved[5] = 1; }), bad);
+    EXPECT_EQ(load_edited(good, [&](W& w) { w.output.zero_point = 1; }), bad);  // the stream: symmetric
     EXPECT_EQ(load_edited(good, [&](W& w) { w.layer[0].out.output_zero_point = -129; }), bad);
     EXPECT_EQ(load_edited(good, [&](W& w) { w.input.zero_point = 1000; }), bad);
     EXPECT_EQ(load_edited(good, [&](W& w) { w.output.scale = 0.0f; }), bad);
@@ -279,15 +289,14 @@ TEST(HostileInput, QuantizeRefusesNonFinite) {
     for (float v : specials) {
         std::vector<float> x(6, 0.5f);
         x[4] = v;
-        std::vector<std::int8_t> q(6, 9);
+        std::vector<stream_t> q(6, 9);
         EXPECT_EQ(sf::quantize_input(w, x.data(), q.data(), x.size()), sf::status::non_finite_input);
-        EXPECT_EQ(q, std::vector<std::int8_t>(6, 9));
+        EXPECT_EQ(q, std::vector<stream_t>(6, 9));
     }
     const std::vector<float> x{3e38f, -3e38f, 1e-40f, -1e-40f, 0.0f, -0.0f};
-    std::vector<std::int8_t> q(6);
+    std::vector<stream_t> q(6);
     ASSERT_EQ(sf::quantize_input(w, x.data(), q.data(), x.size()), sf::status::ok);
-    const std::int8_t z = std::int8_t(w.input.zero_point);
-    EXPECT_EQ(q, (std::vector<std::int8_t>{127, -128, z, z, z, z}));  // saturate; subnormals: the zero point
+    EXPECT_EQ(q, (std::vector<stream_t>{32767, -32768, 0, 0, 0, 0}));  // saturate; subnormals: the zero point
     EXPECT_EQ(sf::quantize_input(w, nullptr, q.data(), 1), sf::status::null_pointer);
 }
 
@@ -314,7 +323,7 @@ void degenerate_encoder() {
     for (const auto& x : degenerate_inputs<Cfg>())
         for (int n : valid_lens<Cfg>()) {
             if constexpr (std::is_same<P, sf::int8>::value) {
-                std::vector<std::int8_t> q(x.size());
+                std::vector<stream_t> q(x.size());
                 ASSERT_EQ(sf::quantize_input(weights_for<Cfg, P>(), x.data(), q.data(), q.size()), sf::status::ok);
                 expect_backends_agree(weights_for<Cfg, P>(), q, n, "degenerate input " + std::to_string(x[1]));
             } else {
@@ -335,11 +344,11 @@ TEST(HostileInput, DegenerateF32) { degenerate_all<sf::f32>(); }
 TEST(HostileInput, DegenerateF16) { degenerate_all<sf::f16>(); }
 TEST(HostileInput, DegenerateInt8) { degenerate_all<sf::int8>(); }
 
-// int8 extremes: every input -128, every input 127, alternating: the saturating paths.
+// Stream extremes: every input -32768, every input 32767, alternating: the saturating paths.
 TEST(HostileInput, Int8Extremes) {
-    for (std::int8_t a : {std::int8_t(-128), std::int8_t(127)})
-        for (std::int8_t b : {std::int8_t(-128), std::int8_t(127)}) {
-            std::vector<std::int8_t> x(std::size_t(odd_pre_gelu::seq_len) * odd_pre_gelu::d_model);
+    for (stream_t a : {stream_t(-32768), stream_t(32767)})
+        for (stream_t b : {stream_t(-32768), stream_t(32767)}) {
+            std::vector<stream_t> x(std::size_t(odd_pre_gelu::seq_len) * odd_pre_gelu::d_model);
             for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? a : b;
             for (int n : valid_lens<odd_pre_gelu>())
                 expect_backends_agree(weights_for<odd_pre_gelu, sf::int8>(), x, n, "int8 extremes");

@@ -13,7 +13,7 @@ using precision = sf::f32;
 using value = float;
 #else
 using precision = sf::int8;
-using value = std::int8_t;
+using value = std::int16_t;  // the int8 encoder's rows: its int16 stream
 #endif
 
 // A model with every step: patches, learned positions, CLS, embedding LayerNorm, mean pooling,
@@ -38,7 +38,7 @@ int main(int argc, char**) {
     static sf::encoder<cfg, precision, sf::reference> encoder{weights};
     static sf::model<vit, precision, sf::reference> model{vit_weights};
     for (int i = 0; i < cfg::seq_len * cfg::d_model; ++i) x[i] = value(i % 7);
-    for (std::size_t i = 0; i < vit::input_values; ++i) image[i] = value(i % 5);
+    for (std::size_t i = 0; i < vit::input_values; ++i) image[i] = decltype(+image[0])(i % 5);
     int label = 0;
     const bool ok = encoder.forward(x, y, argc > 1 ? cfg::seq_len : 1) == sf::status::ok &&
                     model.classify(image, logits, &label) == sf::status::ok;

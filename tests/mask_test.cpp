@@ -500,7 +500,7 @@ void check_grouped_heads() {
         static typename sf::encoder<gqa, P, Backend>::workspace_type ws;
         static typename sf::encoder<gqa_as_mha, P, Backend>::workspace_type ws_mha;
         const auto x = make_input_int8<gqa>(input_kind::normal);
-        std::vector<std::int8_t> a(x.size()), b(x.size());
+        std::vector<stream_t> a(x.size()), b(x.size());
         ASSERT_EQ(sf::forward<Backend>(grouped, ws, x.data(), a.data(), gqa::seq_len), sf::status::ok);
         ASSERT_EQ(sf::forward<Backend>(mha, ws_mha, x.data(), b.data(), gqa::seq_len), sf::status::ok);
         EXPECT_EQ(a, b) << "int8";

@@ -8,14 +8,18 @@
 
 #include <staticformer/quant/convert.hpp>
 #include <staticformer/quant/quantize.hpp>
+#include <staticformer/quant/stages.hpp>
 #include <staticformer/staticformer.hpp>
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "common/cases.hpp"
 #include "common/compare.hpp"
 #include "common/files.hpp"
 #include "common/options.hpp"
@@ -298,7 +302,7 @@ void check_int8_sqnr(const char* name) {
     static sf::workspace<Cfg> ws;
     static sf::workspace_int8<Cfg> ws8;
     std::vector<float> ref(count), out(count);
-    std::vector<std::int8_t> q(count), y(count), y_default(count);
+    std::vector<std::int16_t> q(count), y(count), y_default(count);  // (the int8 encoder's int16 stream)
     ASSERT_EQ(sf::forward<sf::reference>(*w32, ws, c.input.data(), ref.data(), c.valid_len, c.key_mask()), sf::status::ok);
     ASSERT_EQ(sf::quantize_input(w8, c.input.data(), q.data(), count), sf::status::ok);
     ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), y.data(), c.valid_len, c.key_mask()), sf::status::ok);
@@ -320,6 +324,59 @@ STATICFORMER_GOLDEN_CONFIGS(INT8_SQNR_TEST)
 #undef INT8_SQNR_TEST
 
 TEST(ParityInt8, SqnrSummary) { f16_tests::print_summary(int8_table, "int8", 25.0); }
+
+// Standard-normal values (Box-Muller on the test generator's uniforms).
+void fill_normal(std::vector<float>& x, sftest::splitmix64& g) {
+    for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
+        const double u1 = (double(g.uniform(1.0f)) + 1.0 + 0x1p-24) / 2.0, u2 = (double(g.uniform(1.0f)) + 1.0) / 2.0;
+        const double r = std::sqrt(-2.0 * std::log(u1)), a = 6.283185307179586 * u2;
+        x[i] = float(r * std::cos(a)), x[i + 1] = float(r * std::sin(a));
+    }
+}
+
+// Output and branch (output - input: what the layers add) SQNR of Cfg's int8 quantisation
+// against its f32 encoder (fan-in weights, tests/common/cases.hpp), calibrated on 4
+// standard-normal sequences and measured on 4 others.
+template <class Cfg>
+std::pair<double, double> reference_config_sqnr() {
+    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    const auto w32 = std::make_unique<sf::encoder_weights<Cfg, sf::f32>>();
+    const auto w8 = std::make_unique<sf::encoder_weights<Cfg, sf::int8>>();
+    sftest::make_weights(*w32, 0x5eed0000u + Cfg::d_model);
+    sf::quant::calibrator<Cfg> c(*w32);
+    sftest::splitmix64 g{0xca1u + Cfg::d_model};
+    std::vector<float> x(n), y(n), yq(n);
+    for (int k = 0; k < 4; ++k) fill_normal(x, g), sftest::require_ok(c.observe(x.data(), Cfg::seq_len), "observe");
+    c.quantize(*w8);
+    const auto ws = std::make_unique<sf::workspace<Cfg>>();
+    const auto ws8 = std::make_unique<sf::workspace_int8<Cfg>>();
+    std::vector<std::int16_t> q(n), out(n);
+    sf::quant::sqnr_sum output, branch;
+    for (int k = 0; k < 4; ++k) {
+        fill_normal(x, g);
+        sftest::require_ok(sf::forward<sf::reference>(*w32, *ws, x.data(), y.data(), Cfg::seq_len), "f32");
+        sftest::require_ok(sf::quantize_input(*w8, x.data(), q.data(), n), "quantize_input");
+        sftest::require_ok(sf::forward<sf::default_backend>(*w8, *ws8, q.data(), out.data(), Cfg::seq_len), "int8");
+        sf::dequantize_output(*w8, out.data(), yq.data(), n);
+        for (std::size_t i = 0; i < n; ++i) output.add(y[i], yq[i]), branch.add(double(y[i]) - x[i], double(yq[i]) - x[i]);
+    }
+    return {output.sqnr(), branch.sqnr()};
+}
+
+// The four reference configurations: the int8 branch keeps >= 30 dB (an int8 residual stream
+// gave 19-24 dB; the int16 stream 35-38).
+TEST(ParityInt8, ReferenceConfigurationsBranch) {
+    const std::pair<const char*, std::pair<double, double>> rows[] = {
+        {"tiny", reference_config_sqnr<sftest::tiny>()},
+        {"small", reference_config_sqnr<sftest::small>()},
+        {"mini", reference_config_sqnr<sftest::mini>()},
+        {"wide", reference_config_sqnr<sftest::wide>()}};
+    for (const auto& [name, db] : rows) {
+        std::printf("  int8 %-5s output %.2f dB, branch %.2f dB (held-out standard-normal inputs)\n", name, db.first,
+                    db.second);
+        EXPECT_GE(db.second, 30.0) << name;
+    }
+}
 
 // make_goldens.py exported post_relu with min-max and pre_gelu_final with percentile (99.99)
 // calibration; the C++ quantiser on the same f32 blob and samples gives the same bytes, which

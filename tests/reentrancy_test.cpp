@@ -247,9 +247,9 @@ bytes parallel_pass(input_kind kind, int n, const test_executor& exec, sf::statu
     static const auto ws = std::make_unique<parallel_workspace_t<Cfg, Workers, P, Backend>>();
     const std::vector<std::uint8_t> mask = make_mask(kind, Cfg::seq_len, n);
     constexpr bool is_int8 = std::is_same<P, sf::int8>::value;
-    using value = std::conditional_t<is_int8, std::int8_t, float>;
+    using value = std::conditional_t<is_int8, stream_t, float>;
     const std::vector<value> x = input_for<Cfg, P>(kind);
-    std::vector<value> y(x.size(), is_int8 ? value(99) : value(123));  // as output_bytes fills it
+    std::vector<value> y(x.size(), is_int8 ? value(9999) : value(123));  // as output_bytes fills it
     s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
     return bytes_of(y);
 }
@@ -398,7 +398,7 @@ batch_parts make_batch(int count, int tokens, bool whole, Add&& add) {
 // through exec on Workers: each sequence's bytes (and the status) are those of its own call.
 template <class Cfg, class P, class Backend, int Batch, int Workers>
 void expect_batch_equals_single_calls(bool openmp) {
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, std::int8_t, float>;
+    using value = std::conditional_t<std::is_same<P, sf::int8>::value, stream_t, float>;
     constexpr std::size_t sequence = std::size_t(Cfg::seq_len) * Cfg::d_model;
     static const auto ws = std::make_unique<batch_workspace_t<Cfg, Batch, Workers, P, Backend>>();
     int most_tasks = 0;

@@ -32,14 +32,14 @@ float out_simd[S * D];
 sf::encoder<cfg, sf::f32, sf::reference> reference_encoder{demo_model};
 
 alignas(sf::weights_alignment) sf::encoder_weights<cfg, sf::int8> demo_model_int8;  // quantised in main()
-std::int8_t input_int8[S * D], out_int8_reference[S * D], out_int8[S * D];
+std::int16_t input_int8[S * D], out_int8_reference[S * D], out_int8[S * D];  // (the int16 stream)
 sf::encoder<cfg, sf::int8, sf::reference> reference_int8{demo_model_int8};
 
 // The forward passes of the level dispatch() picks for this CPU (the "default" kernels).
 sf::status dispatched_forward(const float* in, float* out, int valid_len) {
     return sf::dispatch([&](auto level) { return forward_f32<level()>(demo_model, in, out, valid_len); });
 }
-sf::status dispatched_forward(const std::int8_t* in, std::int8_t* out, int valid_len) {
+sf::status dispatched_forward(const std::int16_t* in, std::int16_t* out, int valid_len) {
     return sf::dispatch([&](auto level) { return forward_int8<level()>(demo_model_int8, in, out, valid_len); });
 }
 

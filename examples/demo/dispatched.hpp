@@ -23,7 +23,7 @@ staticformer::status forward_f32(const staticformer::encoder_weights<demo_model_
                                  const float* in, float* out, int valid_len);
 template <staticformer::isa Level>
 staticformer::status forward_int8(const staticformer::encoder_weights<demo_model_config, staticformer::int8>& w,
-                                  const std::int8_t* in, std::int8_t* out, int valid_len);
+                                  const std::int16_t* in, std::int16_t* out, int valid_len);
 
 struct digits_data {
     const decltype(digits_vit)& vit;

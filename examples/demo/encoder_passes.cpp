@@ -12,8 +12,8 @@ sf::status forward_f32<sf::compiled_isa>(const sf::encoder_weights<cfg, sf::f32>
 }
 
 template <>
-sf::status forward_int8<sf::compiled_isa>(const sf::encoder_weights<cfg, sf::int8>& w, const std::int8_t* in,
-                                          std::int8_t* out, int valid_len) {
+sf::status forward_int8<sf::compiled_isa>(const sf::encoder_weights<cfg, sf::int8>& w, const std::int16_t* in,
+                                          std::int16_t* out, int valid_len) {
     static sf::workspace_int8_for<cfg, sf::default_backend> workspace;
     return sf::forward<sf::default_backend>(w, workspace, in, out, valid_len);
 }

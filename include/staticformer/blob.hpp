@@ -41,11 +41,12 @@ namespace staticformer {
 //    60     4  CRC-32 of header bytes [0, 60)
 namespace blob {
 
-// Version 2 changed the int8 payload only (weights_int8.hpp: every matrix on a 64-byte unit).
-constexpr std::uint32_t version = 2;
+// Versions 2 and 3 changed the int8 payload only (weights_int8.hpp: 2, every matrix on a
+// 64-byte unit; 3, the int16 residual stream's parameters).
+constexpr std::uint32_t version = 3;
 template <class P>
 constexpr bool reads_version(std::uint32_t v) noexcept {
-    return v == version || (v == 1 && !std::is_same<P, int8>::value);
+    return v == version || (v >= 1 && v < version && !std::is_same<P, int8>::value);
 }
 constexpr std::size_t header_bytes = 64;
 constexpr std::uint32_t byte_order_mark = 0x01020304u;

@@ -24,25 +24,36 @@ namespace staticformer {
 // What a model reads: token ids (std::int32_t), or features / an image: floats (f32, f16) or
 // int8 values quantised with weights.quant.input (int8).
 template <class M, class P = f32>
-using model_input_t =
-    std::conditional_t<M::input == input_kind::tokens, std::int32_t, typename precision_traits<P>::value>;
-// What a model writes: floats (f32, f16); int8: int32 logits with a head, else int8 rows.
+using model_input_t = std::conditional_t<M::input == input_kind::tokens, std::int32_t,
+                                         std::conditional_t<std::is_same<P, int8>::value, std::int8_t, float>>;
+// What a model writes: floats (f32, f16); int8: int32 logits with a head, else int16 rows (the
+// encoder's stream, or the pooled row's LayerNorm), in weights.quant.logits.
 template <class M, class P = f32>
-using model_output_t =
-    std::conditional_t<!std::is_same<P, int8>::value, float, std::conditional_t<M::has_head, std::int32_t, std::int8_t>>;
+using model_output_t = std::conditional_t<!std::is_same<P, int8>::value, float,
+                                          std::conditional_t<M::has_head, std::int32_t, std::int16_t>>;
 
 // The precision of a model's activations: float for f32 and f16 weights, int8 for int8.
 template <class P>
 using activation_precision = std::conditional_t<std::is_same<P, int8>::value, int8, f32>;
 
+// The int8 model's int8 tensors between its int16 rows: a tile of the input step's outputs
+// (features, patches), the classifier's input. Float models have none.
+template <class M, int Tile, class P>
+struct int8_model_buffers {};
+template <class M, int Tile>
+struct int8_model_buffers<M, Tile, int8> {
+    alignas(64) std::int8_t front[M::input != input_kind::tokens ? Tile * M::d_model : 1];
+    alignas(64) std::int8_t head_input[M::has_head ? M::d_model : 1];
+};
+
 // The model's buffers of one sequence at a time: a tile of image patches, the pooled row (with
 // a head). Absent parts are one value.
 template <class M, int Tile, class P = f32>
-struct model_buffers {
+struct model_buffers : int8_model_buffers<M, Tile, P> {
     static constexpr int D = M::d_model, S = M::seq_len;
     static constexpr bool pooled_output = M::pooling != pooling_kind::none;
-    using value = typename precision_traits<P>::value;
-    alignas(64) value patches[M::input == input_kind::patches ? Tile * M::features : 1];
+    using value = typename precision_traits<P>::value;  // the rows: float, or the int8 encoder's int16 stream
+    alignas(64) model_input_t<M, P> patches[M::input == input_kind::patches ? Tile * M::features : 1];
     alignas(64) value pooled[M::has_head ? D : 1];
 };
 
@@ -146,11 +157,11 @@ struct float_model_steps {
     static void embedding_norm(const weights& w, float* y, int rows) noexcept {
         K::template layer_norm<D>(y, rows, w.embedding_norm.gamma, w.embedding_norm.beta, M::embedding_eps, y);
     }
-    static void pooled_norm(const weights& w, float* pooled) noexcept {
+    static void pooled_norm(const weights& w, float* pooled, workspace&) noexcept {
         K::template layer_norm<D>(pooled, 1, w.head.norm_gamma, w.head.norm_beta, M::pooled_eps, pooled);
     }
     static void mean_rows(const float* y, int n, float* pooled) noexcept { K::template mean_rows<D>(y, n, pooled); }
-    static void head(const weights& w, const float* pooled, float* out) noexcept {
+    static void head(const weights& w, const float* pooled, float* out, workspace&) noexcept {
         K::template linear<D, M::classes>(pooled, 1, &w.head.w[0][0], w.head.b, out);
     }
     static void pad(const weights&, float* y, int n) noexcept {  // padded rows: zero
@@ -158,48 +169,62 @@ struct float_model_steps {
     }
 };
 
-// The int8 model steps (model_weights_int8.hpp): int8 rows, int32 logits.
+// The int8 model steps (model_weights_int8.hpp): int16 rows, int8 tensors widened into them,
+// int32 logits.
 template <class M, class K, int Tile>
 struct int8_model_steps {
     using Cfg = typename M::encoder;
-    using value = std::int8_t;
+    using value = std::int16_t;
     using weights = model_weights<M, int8>;
     using workspace = model_buffers<M, Tile, int8>;
     using encoder_steps = int8_steps<Cfg, K, Tile>;
     static constexpr int D = M::d_model, S = M::seq_len, T = Tile;
 
-    static void front(const weights& w, const model_input_t<M, int8>* in, int n, std::int8_t* rows,
+    // n rows from the input into rows: the embedding's int8 rows widened (features and patches
+    // projected a tile at a time).
+    static void front(const weights& w, const model_input_t<M, int8>* in, int n, std::int16_t* rows,
                       workspace& ws) noexcept {
+        const auto widen = [&](int t0, int count) { K::widen(ws.front, count * D, w.quant.embed, rows + t0 * D); };
         if constexpr (M::input == input_kind::tokens) {
-            K::template embed<D>(&w.input.table[0][0], in, n, rows);
+            for (int r = 0; r < n; ++r) K::widen(w.input.table[in[r]], D, w.quant.embed, rows + r * D);
         } else if constexpr (M::input == input_kind::features) {
-            K::linear(in, n, w.input.projection, rows);
+            each_tile<T>(n, [&](int t0, int count) {
+                K::linear(in + t0 * M::features, count, w.input.projection, ws.front);
+                widen(t0, count);
+            });
         } else {
             patch_tiles<M, T>(in, n, ws.patches, [&](int t0, int count) {
-                K::linear(ws.patches, count, w.input.projection, rows + t0 * D);
+                K::linear(ws.patches, count, w.input.projection, ws.front);
+                widen(t0, count);
             });
         }
     }
-    static void cls(const weights& w, std::int8_t* y) noexcept { std::memcpy(y, w.cls.token, D); }
-    static void add_positions(const weights& w, std::int8_t* y, int n) noexcept {
+    static void cls(const weights& w, std::int16_t* y) noexcept { K::widen(w.cls.token, D, w.quant.embed, y); }
+    static void add_positions(const weights& w, std::int16_t* y, int n) noexcept {
         if constexpr (M::positions == positions_kind::sinusoidal)
             K::add(y, &math::sinusoids_int8<S, D>.v[0][0], n * D, w.quant.add_positions);
         else
             K::add(y, &w.positions.table[0][0], n * D, w.quant.add_positions);
     }
-    static void embedding_norm(const weights& w, std::int8_t* y, int rows) noexcept {
+    static void embedding_norm(const weights& w, std::int16_t* y, int rows) noexcept {
         K::layer_norm(y, rows, w.embedding_norm.norm, y);
     }
-    static void pooled_norm(const weights& w, std::int8_t* pooled) noexcept { K::layer_norm(pooled, 1, w.head.norm, pooled); }
-    static void mean_rows(const std::int8_t* y, int n, std::int8_t* pooled) noexcept {
+    // The pooled row's LayerNorm: into the classifier's int8 input, or in place (the output).
+    static void pooled_norm(const weights& w, std::int16_t* pooled, workspace& ws) noexcept {
+        if constexpr (M::has_head)
+            K::layer_norm(pooled, 1, w.head.norm, ws.head_input);
+        else
+            K::layer_norm(pooled, 1, w.head.norm, pooled);
+    }
+    static void mean_rows(const std::int16_t* y, int n, std::int16_t* pooled) noexcept {
         K::template mean_rows<D>(y, n, pooled);
     }
-    static void head(const weights& w, const std::int8_t* pooled, std::int32_t* out) noexcept {
-        K::linear_wide(pooled, 1, w.head.linear, out);
+    static void head(const weights& w, const std::int16_t* pooled, std::int32_t* out, workspace& ws) noexcept {
+        if constexpr (!M::has_pooled_norm) K::narrow(pooled, D, w.quant.head_input, ws.head_input);
+        K::linear_wide(ws.head_input, 1, w.head.linear, out);
     }
-    static void pad(const weights& w, std::int8_t* y, int n) noexcept {  // padded rows: the output's code of 0.0
-        std::memset(y + std::size_t(n) * D, static_cast<unsigned char>(w.encoder.output.zero_point),
-                    std::size_t(S - n) * D);
+    static void pad(const weights&, std::int16_t* y, int n) noexcept {  // padded rows: zero
+        std::memset(y + std::size_t(n) * D, 0, std::size_t(S - n) * D * sizeof(std::int16_t));
     }
 };
 
@@ -256,8 +281,8 @@ struct model_composition {
                 std::memcpy(pooled, y, D * sizeof(value));
             else
                 Steps::mean_rows(y, mask.masked ? compact_kept(y, n, mask) : n, pooled);
-            if constexpr (M::has_pooled_norm) Steps::pooled_norm(w, pooled);
-            if constexpr (M::has_head) Steps::head(w, pooled, out);
+            if constexpr (M::has_pooled_norm) Steps::pooled_norm(w, pooled, ws);
+            if constexpr (M::has_head) Steps::head(w, pooled, out, ws);
         }
     }
 
@@ -379,8 +404,8 @@ using kernel_set_for = typename precision_traits<P>::template kernels<Backend>;
 // One model pass with caller-owned workspace. `in` holds model_cfg::input_values values (ids,
 // features [input_tokens][features], or the image [C][H][W]) of which the first valid_tokens
 // tokens are read (an image: all of them); `out` receives model_cfg::output_values values: the
-// encoded sequence (padded rows zero: int8, the output's zero point), the pooled row, or the
-// logits (int8: std::int32_t, in weights.quant.logits). in and out must not overlap. Float
+// encoded sequence (padded rows zero), the pooled row, or the logits (int8: std::int32_t logits
+// or std::int16_t rows, in weights.quant.logits). in and out must not overlap. Float
 // inputs with a NaN or infinity return non_finite_input (nothing written); a pass that overflows
 // returns non_finite_output with every output value (valid rows) the canonical NaN.
 // mask: torch's src_key_padding_mask over the input tokens (mask.hpp; a CLS row's key is always
@@ -457,7 +482,7 @@ public:
     using weights_type = model_weights<M, P>;
     using workspace_type = model_workspace_for<M, Backend, P>;
     using input_type = model_input_t<M, P>;    // std::int32_t token ids, or float (int8: std::int8_t)
-    using output_type = model_output_t<M, P>;  // float (int8: std::int32_t logits, or std::int8_t rows)
+    using output_type = model_output_t<M, P>;  // float (int8: std::int32_t logits, or std::int16_t rows)
 
     static constexpr int input_tokens = M::input_tokens;
     static constexpr std::size_t input_values = M::input_values;

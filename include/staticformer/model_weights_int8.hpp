@@ -1,15 +1,20 @@
-// staticformer: model_weights<model_cfg, int8>, a whole int8 model (normative layout). Every
-// tensor is int8 with its own scale and zero point (weights_int8.hpp):
+// staticformer: model_weights<model_cfg, int8>, a whole int8 model (normative layout). The rows
+// an encoder reads are its int16 residual stream (weights_int8.hpp); the model's own tensors are
+// int8 with their own scale and zero point, widened into int16 rows where they join them:
 //   input      token ids: an int8 embedding table in the embedding's quantisation; features or
 //              image patches: int8 values (quant.input) through an int8 projection into it
 //   cls        an int8 row in the embedding's quantisation
+//   rows       the embedding (and CLS) rows widened by quant.embed into int16 rows: the embedding
+//              LayerNorm's input (its own symmetric scale) or, without it, the encoder's stream
 //   positions  learned: an int8 table (quant.positions); sinusoidal: math::sinusoids_int8, the
-//              float table times 127, rounded (scale 1/127); added by quant.add_positions
-//   embedding_norm   an int8 LayerNorm into the encoder's input quantisation
+//              float table times 127, rounded (scale 1/127); added into the rows by
+//              quant.add_positions
+//   embedding_norm   an int16 -> int16 LayerNorm into the encoder's input quantisation
 //   encoder    encoder_weights<encoder_cfg, int8>
 //   pooling    cls: row 0; mean: round(sum / n) of the valid rows, in the encoder's output scale
-//   head       pooled_norm: an int8 LayerNorm of the pooled row (without a classifier into
-//              quant.logits, the output's quantisation); the classifier: an int8 linear layer
+//   head       pooled_norm: a LayerNorm of the pooled row, into int8 for a classifier or into
+//              int16 rows in quant.logits without one; a classifier without pooled_norm reads
+//              the pooled row narrowed by quant.head_input; the classifier: an int8 linear layer
 //              with int32 outputs: rescale(acc) + 0, in quant.logits (symmetric, about 2^15
 //              steps over the calibrated range: no int8 saturation)
 #pragma once
@@ -53,11 +58,13 @@ struct head_weights_int8<D, 0, false> {};
 
 // The scales of the model's own tensors (host code reads the floats; the pass never does).
 struct model_quantization {
-    quantization input;       // features or image values (the caller quantises with it); tokens: unused
-    quantization embedding;   // the input step's output and the CLS token
-    quantization positions;   // learned positions; sinusoidal: {1/127, 0}
-    add_int8 add_positions;   // embedding + positions, into the embedding LayerNorm's or the encoder's input
-    quantization logits;      // the head's int32 outputs; without a head, the output's (pooled) rows
+    quantization input;              // features or image values (the caller quantises with it); tokens: unused
+    quantization embedding;          // the input step's output and the CLS token
+    quantization positions;          // learned positions; sinusoidal: {1/127, 0}
+    quantization logits;             // the head's int32 outputs; without a head, the output's (pooled) rows
+    stream_add_int8 embed;           // the embedding and CLS rows into the int16 rows
+    stream_add_int8 add_positions;   // the positions added into them (all 0 without positions)
+    stream_narrow_int8 head_input;   // a classifier without pooled_norm: its input (else all 0)
 };
 
 template <class M>
@@ -82,15 +89,21 @@ struct model_weights<M, int8> {
 template <class M>
 constexpr bool is_valid(const model_weights<M, int8>& w) noexcept {
     const model_quantization& q = w.quant;
-    if (!is_valid(w.encoder) || !detail::is_valid(q.add_positions) || !detail::is_valid(q.embedding) ||
+    if (!is_valid(w.encoder) || !detail::is_valid(q.embed) || !detail::is_valid(q.embedding) ||
         !detail::is_valid(q.positions) || !detail::is_valid(q.logits))
+        return false;
+    if (M::positions != positions_kind::none ? !detail::is_valid(q.add_positions) : !detail::is_unused(q.add_positions))
+        return false;
+    if (M::has_head && !M::has_pooled_norm ? !detail::is_valid(q.head_input) : !detail::is_unused(q.head_input))
         return false;
     if constexpr (M::input != input_kind::tokens)
         if (!detail::is_valid(w.input.projection) || !detail::is_valid(q.input)) return false;
-    if constexpr (M::has_embedding_norm)
-        if (!detail::is_valid(w.embedding_norm.norm)) return false;
-    if constexpr (M::has_pooled_norm)
-        if (!detail::is_valid(w.head.norm)) return false;
+    if constexpr (M::has_embedding_norm)  // int16 rows into the stream
+        if (!detail::is_valid(w.embedding_norm.norm) || !detail::is_stream_norm(w.embedding_norm.norm)) return false;
+    if constexpr (M::has_pooled_norm)  // from the stream; without a classifier into int16 rows
+        if (!detail::is_valid(w.head.norm) || (!M::has_head && !detail::is_stream_norm(w.head.norm))) return false;
+    if constexpr (!M::has_head)
+        if (q.logits.zero_point != 0) return false;
     if constexpr (M::has_head)
         if (!detail::is_valid(w.head.linear)) return false;
     return true;

@@ -138,6 +138,9 @@ constexpr bool is_valid(const stream_narrow_int8& n) noexcept {
     return is_stream_step(n.multiplier, n.shift) && is_zero_point(n.zero_point) && n.reserved == 0;
 }
 // A part a configuration does not use: all zero.
+constexpr bool is_unused(const stream_add_int8& a) noexcept {
+    return a.a_zero_point == 0 && a.multiplier == 0 && a.shift == 0 && a.reserved == 0;
+}
 constexpr bool is_unused(const stream_narrow_int8& n) noexcept {
     return n.multiplier == 0 && n.shift == 0 && n.zero_point == 0 && n.reserved == 0;
 }

@@ -38,7 +38,7 @@ using backend = sf::reference;  // (on Cortex-M the reference rows; cortex_m_dsp
 using backend = sf::simd;
 #endif
 using encoder_type = sf::encoder<config, precision, backend>;
-// float for f32 and f16, std::int8_t for int8.
+// float for f32 and f16, std::int16_t for int8 (its residual stream).
 using value_type = encoder_type::value_type;
 constexpr std::size_t io_values = encoder_type::io_values;
 
@@ -51,7 +51,7 @@ inline const char* backend_name() {
 }
 
 // The input: xorshift values in [-1, 1), as floats, or quantised with the weights' input
-// quantisation (int8; the same values the int8 weights were calibrated on).
+// quantisation (int8: into the stream; the same values the int8 weights were calibrated on).
 template <class W>
 void fill(const W& w, value_type* x, std::size_t n) {
     generator g{0x9E3779B9u};
@@ -59,7 +59,7 @@ void fill(const W& w, value_type* x, std::size_t n) {
         if constexpr (std::is_same<value_type, float>::value)
             x[i] = g.next();
         else
-            x[i] = sf::quantize_value(g.next(), w.input);
+            x[i] = sf::quantize_stream_value(g.next(), w.input);
     }
 }
 }  // namespace sf_fp

@@ -12,7 +12,9 @@ import re
 from pathlib import Path
 
 from . import cpp, export_report
-C_TYPES = ("float", "int8_t", "int32_t")  # element types an input or output can have
+# Element types an input or output can have (int8: an encoder's int16 stream rows, a model's
+# int8 features or image, its int32 logits or int16 rows).
+C_TYPES = ("float", "int8_t", "int16_t", "int32_t")
 # A C API status of its own, after every staticformer::status: a workspace buffer that is null,
 # too small or misaligned (the _ws functions).
 BAD_WORKSPACE = 100
@@ -52,7 +54,8 @@ def _types(name: str, model: bool, precision: str, batch: int, workers: int) -> 
                   "// _forward_batch_ws: up to max_batch inputs on up to max_workers threads (see the model's).",
                   "using batch_workspace_type = std::conditional_t<is_int8, sf::batch_workspace_int8_for<cfg, max_batch, sf::simd, max_workers>,",
                   "                                                sf::batch_workspace_for<cfg, max_batch, sf::simd, max_workers>>;",
-                  "using input_type = std::conditional_t<is_int8, std::int8_t, float>;",
+                  "// int8: the encoder reads and writes its residual stream, int16 rows (zero point 0).",
+                  "using input_type = std::conditional_t<is_int8, std::int16_t, float>;",
                   "using output_type = input_type;",
                   "constexpr std::size_t input_values = std::size_t(cfg::seq_len) * cfg::d_model, output_values = input_values;",
                   "constexpr int input_tokens = cfg::seq_len, classes = 0;"]
@@ -61,7 +64,8 @@ def _types(name: str, model: bool, precision: str, batch: int, workers: int) -> 
 
 PROBE_MAIN = r"""
 template <class T> constexpr int c_type = std::is_same<T, float>::value ? 0 : std::is_same<T, std::int8_t>::value ? 1
-                                        : std::is_same<T, std::int32_t>::value ? 2 : -1;
+                                        : std::is_same<T, std::int16_t>::value ? 2
+                                        : std::is_same<T, std::int32_t>::value ? 3 : -1;
 int main() {
     std::printf("%d %d %zu %zu %d %d %zu %zu %zu %zu %zu\n", c_type<input_type>, c_type<output_type>, input_values,
                 output_values, input_tokens, classes, sizeof(weights_type), sizeof(workspace_type),
@@ -80,6 +84,9 @@ def probe(cpp_header: Path, name: str, model: bool, precision: str, batch: int, 
             "weight_bytes", "workspace_bytes", "workspace_align", "batch_workspace_bytes", "batch_workspace_align")
     info = dict(zip(keys, map(int, out)))
     info["max_batch"], info["max_workers"] = batch, workers
+    # An element type C_TYPES lacks (-1) must fail here, not wrap to its last entry.
+    if not all(0 <= info[k] < len(C_TYPES) for k in ("input_type", "output_type")):
+        raise RuntimeError(f"C API probe: an input or output element type outside {', '.join(C_TYPES)}")
     info["input_type"], info["output_type"] = C_TYPES[info["input_type"]], C_TYPES[info["output_type"]]
     return info
 
@@ -140,8 +147,10 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
             f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);", "",
             *_batch_header_text(prefix)]
     if precision == "int8":
-        out += ["", "/* int8: how the caller quantises the input values and reads the output values (logits: int32):",
-                " * real = scale * (q - zero_point). Any pointer may be NULL. */",
+        out += ["", "/* int8: how the caller quantises the input values and reads the output values:",
+                " * real = scale * (q - zero_point). An encoder's input and output rows are int16 (its residual",
+                " * stream, zero point 0); a model's features or image int8, its output int32 logits or int16",
+                " * rows. Any pointer may be NULL. */",
                 f"void {prefix}_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,",
                 "    int32_t* output_zero_point);"]
     if classify:

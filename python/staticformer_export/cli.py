@@ -29,8 +29,9 @@ The float32 weights are rounded by numpy's float16 conversion (round to nearest,
 the same bits as staticformer::math::float_to_half, which tests/parity_test.cpp checks); a
 parameter beyond the binary16 range (|w| >= 65520 rounds to infinity) is refused.
 
---precision int8 quantises: int8 weights per output channel, int8 activations with scales
-chosen on calibration inputs you supply (a float32 .npy of shape [count, seq_len, d_model], or
+--precision int8 quantises: int8 weights per output channel, int8 activations and an int16
+residual stream (the encoder's input and output rows, zero point 0) with scales chosen on
+calibration inputs you supply (a float32 .npy of shape [count, seq_len, d_model], or
 [count, rows, d_model] with rows <= seq_len real rows per sample), by min-max or a percentile:
 
     python3 staticformer-export --module model.pt --seq-len 32 --name my_model \

@@ -580,7 +580,7 @@ def write_header(path, name: str, spec: EncoderSpec, weights: EncoderWeights, so
 # ---- blob -----------------------------------------------------------------------------------
 
 BLOB_MAGIC = b"SFWB"
-BLOB_VERSION = 2  # blob.hpp blob::version (2: the int8 payload in 64-byte units)
+BLOB_VERSION = 3  # blob.hpp blob::version (2: the int8 payload in 64-byte units; 3: the int16 stream)
 BLOB_HEADER_BYTES = 64
 BYTE_ORDER_MARK = 0x01020304
 # Header bytes [0, 60): magic, version, header size, byte-order mark, d_model, heads, d_ff,

@@ -79,13 +79,15 @@ struct writer {
         list(n.gamma, n.gamma_count);
         text("}");
     }
-    void operator()(const add_int8& a) {
-        std::fprintf(f, "{%d, %d, %d, %d, %d, %d}", int(a.x_zero_point), int(a.a_zero_point), int(a.x_multiplier),
-                     int(a.a_multiplier), int(a.shift), int(a.output_zero_point));
+    void operator()(const stream_add_int8& a) {
+        std::fprintf(f, "{%d, %d, %d, %d}", int(a.a_zero_point), int(a.multiplier), int(a.shift), int(a.reserved));
+    }
+    void operator()(const stream_narrow_int8& n) {
+        std::fprintf(f, "{%d, %d, %d, %d}", int(n.multiplier), int(n.shift), int(n.zero_point), int(n.reserved));
     }
     void operator()(const gate_int8& g) {
-        std::fprintf(f, "{%d, %d, %d, %d, %d, 0}", int(g.a_zero_point), int(g.b_zero_point), int(g.multiplier),
-                     int(g.shift), int(g.output_zero_point));
+        std::fprintf(f, "{%d, %d, %d, %d, %d, %d}", int(g.a_zero_point), int(g.b_zero_point), int(g.multiplier),
+                     int(g.shift), int(g.output_zero_point), int(g.reserved));
     }
     void operator()(const math::fixed_multiplier& m) { std::fprintf(f, "{%d, %d}", int(m.multiplier), int(m.shift)); }
     void operator()(const quantization& q) { std::fprintf(f, "{%af, %d}", double(q.scale), int(q.zero_point)); }
@@ -102,9 +104,10 @@ void write_encoder(writer& out, const encoder_weights<Cfg, int8>& w) {
         out(y.norm1), out.text(",\n"), out(y.query), out.text(",\n"), out(y.key), out.text(",\n"), out(y.value);
         out.text(",\n"), out(y.out), out.text(",\n"), out(y.norm2), out.text(",\n"), out(y.ff1), out.text(",\n");
         out.list(y.activation, 256), out.text(",\n"), out(y.ff2), out.text(",\n{"), out(y.attention.logits);
-        out.text(", "), out(y.attention.context), out.text("},\n"), out(y.residual1), out.text(",\n"), out(y.residual2);
-        if constexpr (Cfg::is_gated) out.text(",\n"), out(y.gate), out.text(", {}");  // glu's unit
-        out.text("},\n");
+        out.text(", "), out(y.attention.context), out.text("},\n");
+        // The small parameters: every member in every configuration (unused ones 0), braced.
+        out(y.residual1), out.text(", "), out(y.residual2), out.text(",\n"), out(y.input1), out.text(", ");
+        out(y.input2), out.text(",\n"), out(y.gate), out.text(", "), out.list(y.reserved, 6), out.text("},\n");
     }
     out.text("},\n");
     if constexpr (Cfg::has_final_norm) {
@@ -164,8 +167,9 @@ void write_model_header(std::FILE* f, const char* name, const char* config_lines
     if constexpr (M::has_pooled_norm) out(w.head.norm), out.text(M::has_head ? ", " : "");
     if constexpr (M::has_head) out(w.head.linear);
     out.text("},  // head\n{");
-    out(w.quant.input), out.text(", "), out(w.quant.embedding), out.text(", "), out(w.quant.positions);
-    out.text(", "), out(w.quant.add_positions), out.text(", "), out(w.quant.logits);
+    const model_quantization& q = w.quant;  // (model_quantization's order: the scales, then the stream's steps)
+    out(q.input), out.text(", "), out(q.embedding), out.text(", "), out(q.positions), out.text(", "), out(q.logits);
+    out.text(",\n"), out(q.embed), out.text(", "), out(q.add_positions), out.text(", "), out(q.head_input);
     out.text("},  // quant\n{");
     if constexpr (M::positions == positions_kind::learned) {
         out.text("{");
@@ -471,7 +475,7 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     };
     if (M::input != input_kind::tokens) row("input", r.input);
     row("embedding", r.embedding), row("positions", r.positions), row("embedded", r.embedded);
-    if (M::has_pooled_norm) row("pooled", r.pooled);
+    if (M::has_pooled_norm || M::has_head) row("pooled", r.pooled);  // (a classifier's int8 input)
     row("logits", r.logits);
     print_seen(e);
     print_model_stages(w32, w8, r.encoder, samples, e);

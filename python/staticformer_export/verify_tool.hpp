@@ -8,7 +8,8 @@
 //   with arguments
 //     --blob FILE     the exported blob
 //     --inputs FILE   raw samples, Net's input values each: int32 token ids, else float32
-//                     (int8 nets quantise them with the blob's input scale)
+//                     (int8 nets quantise them with the blob's input scale: an encoder's into
+//                     its int16 stream, a model's features or image into int8)
 //     --lengths FILE  int32, the valid length of each sample (tokens, the CLS row not counted)
 //     --outputs FILE  written: float32, Net's output values per sample (int8 ones dequantised)
 // Exit 0, or 1 with the reason on stderr.
@@ -44,7 +45,8 @@ bool read_file(const char* path, std::vector<T>& out) {
     return true;
 }
 
-// The value the net takes for one sample value: as it is (floats, token ids) or quantised (int8).
+// The value the net takes for one sample value: as it is (floats, token ids) or quantised (int8
+// nets: an encoder reads int16 stream rows, a model int8 features or images).
 template <class W, class In>
 status to_input(const W& w, const std::vector<In>& x, std::size_t at, std::size_t n, std::vector<In>& in) {
     (void)w;
@@ -53,7 +55,7 @@ status to_input(const W& w, const std::vector<In>& x, std::size_t at, std::size_
 }
 template <class Cfg>
 status to_input(const encoder_weights<Cfg, int8>& w, const std::vector<float>& x, std::size_t at, std::size_t n,
-                std::vector<std::int8_t>& in) {
+                std::vector<std::int16_t>& in) {
     in.resize(n);
     return quantize_input(w, x.data() + at, in.data(), n);
 }
@@ -64,17 +66,18 @@ status to_input(const model_weights<M, int8>& w, const std::vector<float>& x, st
     return quantize_model_input(w, x.data() + at, in.data(), n);
 }
 
-// The net's outputs as floats.
+// The net's outputs as floats (int8 nets: an encoder's or a headless model's int16 rows, a
+// classifier's int32 logits).
 template <class W>
 void to_float(const W&, const std::vector<float>& out, float* y) {
     std::copy(out.begin(), out.end(), y);
 }
 template <class Cfg>
-void to_float(const encoder_weights<Cfg, int8>& w, const std::vector<std::int8_t>& out, float* y) {
+void to_float(const encoder_weights<Cfg, int8>& w, const std::vector<std::int16_t>& out, float* y) {
     dequantize_output(w, out.data(), y, out.size());
 }
 template <class M>
-void to_float(const model_weights<M, int8>& w, const std::vector<std::int8_t>& out, float* y) {
+void to_float(const model_weights<M, int8>& w, const std::vector<std::int16_t>& out, float* y) {
     dequantize_model_output(w, out.data(), y, out.size());
 }
 template <class M>

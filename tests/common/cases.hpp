@@ -163,16 +163,19 @@ constexpr const char* precision_name = std::is_same<P, sf::f16>::value    ? "f16
                                        : std::is_same<P, sf::int8>::value ? "int8"
                                                                           : "f32";
 
+// The int8 encoder's input and output rows: its int16 residual stream.
+using stream_t = std::int16_t;
+
 // The int8 encoder's input: make_input() quantised with the weights' input quantisation.
 template <class Cfg>
-std::vector<std::int8_t> make_input_int8(input_kind kind) {
+std::vector<stream_t> make_input_int8(input_kind kind) {
     const std::vector<float> x = make_input<Cfg>(kind);
-    std::vector<std::int8_t> q(x.size());
+    std::vector<stream_t> q(x.size());
     require_ok(sf::quantize_input(weights_for<Cfg, sf::int8>(), x.data(), q.data(), x.size()), "quantize_input");
     return q;
 }
 
-// The input of `kind` as precision P's encoder takes it: floats (f32, f16) or int8 codes.
+// The input of `kind` as precision P's encoder takes it: floats (f32, f16) or int16 codes.
 template <class Cfg, class P>
 auto input_for(input_kind kind) {
     if constexpr (std::is_same<P, sf::int8>::value)
@@ -182,7 +185,7 @@ auto input_for(input_kind kind) {
 }
 
 // The output bytes of one forward pass of the test case's encoder (float rows for f32 and f16,
-// int8 rows for int8) on input `kind` (and its mask) with valid_len n; s receives the status.
+// int16 rows for int8) on input `kind` (and its mask) with valid_len n; s receives the status.
 template <class Cfg, class P, class Backend>
 std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
     const auto& w = weights_for<Cfg, P>();
@@ -190,8 +193,8 @@ std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
     std::vector<unsigned char> bytes;
     if constexpr (std::is_same<P, sf::int8>::value) {
         static sf::workspace_int8_for<Cfg, Backend> ws;  // the tile an encoder on Backend uses
-        const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
-        std::vector<std::int8_t> y(x.size(), 99);
+        const std::vector<stream_t> x = make_input_int8<Cfg>(kind);
+        std::vector<stream_t> y(x.size(), 9999);
         s = sf::forward<Backend>(w, ws, x.data(), y.data(), n, as_key_mask(mask));
         bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
     } else {

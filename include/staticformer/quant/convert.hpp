@@ -67,7 +67,7 @@ void dequantize_output(const encoder_weights<Cfg, int8>& w, const std::int16_t* 
 }
 
 // Whole int8 models (model_weights_int8.hpp): n features or image values x -> q with the model's
-// input quantisation; n int32 logits, or n int8 output values (pooled row or sequence), -> y.
+// input quantisation; n int32 logits, or n int16 output values (pooled row or sequence), -> y.
 template <class M>
 status quantize_model_input(const model_weights<M, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
     return detail::quantize_values(x, q, n, w.quant.input);
@@ -79,7 +79,7 @@ void dequantize_logits(const model_weights<M, int8>& w, const std::int32_t* q, f
 }
 // (The output's quantisation is quant.logits: the encoder's output, or pooled_norm's.)
 template <class M>
-void dequantize_model_output(const model_weights<M, int8>& w, const std::int8_t* q, float* y, std::size_t n) noexcept {
+void dequantize_model_output(const model_weights<M, int8>& w, const std::int16_t* q, float* y, std::size_t n) noexcept {
     for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.quant.logits);
 }
 

@@ -4,12 +4,14 @@
 // model_weights<model_cfg, int8> (model_weights_int8.hpp) gets its range from them:
 //
 //   model input      features or image values: asymmetric (as the encoder's tensors)
-//   embedding        token inputs: the (scaled) table and the CLS token; features and images:
-//                    the input step's rows and the CLS row; without positions and embedding
-//                    LayerNorm it is the encoder's input quantisation itself
+//   embedding        int8: token inputs: the (scaled) table and the CLS token; features and
+//                    images: the input step's rows and the CLS row
 //   positions        learned: min-max of the table; sinusoidal: 1/127, zero point 0
-//   embedded         embedding + positions: the embedding LayerNorm's input (else the encoder's)
-//   pooled           the pooled row's LayerNorm output (pooled_norm; else the encoder's output)
+//   embedded         the int16 rows, embedding + positions: with an embedding LayerNorm its
+//                    input (symmetric min-max, as the stream), else the encoder's stream
+//   pooled           a classifier's int8 input: the pooled row's LayerNorm output, or the pooled
+//                    row narrowed in the range of the encoder's output rows; without a classifier
+//                    the LayerNorm's int16 output (else the encoder's)
 //   logits           symmetric over 2 x 32767 steps (int32 outputs: no int8 saturation)
 #pragma once
 
@@ -85,19 +87,20 @@ public:
         rep.encoder = encoder_.quantize(q.encoder, o);
         const tensor_report& encoder_in = rep.encoder.input;
         constexpr bool positions = M::positions != positions_kind::none;
-        rep.embedding = positions || M::has_embedding_norm ? choose(embedding_values(), o, false) : encoder_in;
+        rep.embedding = choose(embedding_values(), o, false);
         if constexpr (M::positions == positions_kind::learned) {
             const float* t = &weights_.positions.table[0][0];
             rep.positions = choose(std::vector<float>(t, t + std::size_t(S) * D), options{}, false);
         } else {
             rep.positions.scale = 1.0 / 127.0;  // math::sinusoids_int8
         }
-        rep.embedded = M::has_embedding_norm ? choose(embedded_, o, false) : encoder_in;
-        q.quant.add_positions = positions ? detail::quantize_add(rep.embedding, rep.positions, rep.embedded)
-                                          : add_int8{0, 0, 0, 0, 1, 0};  // unused
+        rep.embedded = M::has_embedding_norm ? detail::choose_stream({&embedded_}) : encoder_in;
+        q.quant.embed = detail::quantize_stream_add(rep.embedding, rep.embedded);
+        q.quant.add_positions = positions ? detail::quantize_stream_add(rep.positions, rep.embedded) : stream_add_int8{};
+        q.quant.head_input = {};
         if constexpr (M::has_embedding_norm)
             detail::quantize_layer_norm(weights_.embedding_norm.gamma, weights_.embedding_norm.beta, M::embedding_eps,
-                                        positions ? rep.embedded : rep.embedding, encoder_in, q.embedding_norm.norm);
+                                        rep.embedded, encoder_in, q.embedding_norm.norm);
 
         // The input step, the CLS token and learned positions.
         if constexpr (M::input == input_kind::tokens) {
@@ -117,12 +120,19 @@ public:
                 for (int c = 0; c < D; ++c)
                     q.positions.table[p][c] = detail::quantize_value(weights_.positions.table[p][c], rep.positions);
 
-        // The head: from the pooled row (the encoder's output scale) through its LayerNorm to
-        // int32 logits.
-        rep.pooled = M::has_pooled_norm ? choose(pooled_, o, false) : rep.encoder.output;
+        // The head: from the pooled row (the encoder's output scale) through its LayerNorm, or
+        // narrowed, to int32 logits. Narrowed, it takes the range of the encoder's output rows:
+        // a mean of fewer rows than calibrated spreads wider than the calibrated means, never
+        // beyond the rows.
+        const std::vector<float>& encoded = encoder_.rec_.output;
+        rep.pooled = M::has_pooled_norm ? (M::has_head ? choose(pooled_, o, false) : detail::choose_stream({&pooled_}))
+                     : M::has_head      ? choose(encoded, o, false)
+                                        : rep.encoder.output;
         if constexpr (M::has_pooled_norm)
             detail::quantize_layer_norm(weights_.head.norm_gamma, weights_.head.norm_beta, M::pooled_eps,
                                         rep.encoder.output, rep.pooled, q.head.norm);
+        else if constexpr (M::has_head)
+            q.quant.head_input = detail::quantize_narrow(rep.encoder.output, rep.pooled);
         if constexpr (M::has_head) {
             const tensor_report wide = choose(logits_, o, true);
             rep.logits.scale = wide.scale * 127.0 / 32767.0;

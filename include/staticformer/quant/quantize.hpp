@@ -336,6 +336,9 @@ private:
         // Each block's int8 input: pre-norm LN(stream); post-norm the stream narrowed to int8.
         const tensor_report attention_in = Cfg::norm_first ? norm1_out : choose(entering(l), o, false);
         const tensor_report ffn_in = Cfg::norm_first ? norm2_out : choose(obs[point::norm1_out], o, false);
+        lq.input1 = lq.input2 = {};  // (the parts a configuration does not use stay 0)
+        lq.gate = {};
+        for (std::int32_t& r : lq.reserved) r = 0;
         if constexpr (!Cfg::norm_first) {
             lq.input1 = detail::quantize_narrow(stream, attention_in);
             lq.input2 = detail::quantize_narrow(stream, ffn_in);
