@@ -325,15 +325,6 @@ STATICFORMER_GOLDEN_CONFIGS(INT8_SQNR_TEST)
 
 TEST(ParityInt8, SqnrSummary) { f16_tests::print_summary(int8_table, "int8", 25.0); }
 
-// Standard-normal values (Box-Muller on the test generator's uniforms).
-void fill_normal(std::vector<float>& x, sftest::splitmix64& g) {
-    for (std::size_t i = 0; i + 1 < x.size(); i += 2) {
-        const double u1 = (double(g.uniform(1.0f)) + 1.0 + 0x1p-24) / 2.0, u2 = (double(g.uniform(1.0f)) + 1.0) / 2.0;
-        const double r = std::sqrt(-2.0 * std::log(u1)), a = 6.283185307179586 * u2;
-        x[i] = float(r * std::cos(a)), x[i + 1] = float(r * std::sin(a));
-    }
-}
-
 // Output and branch (output - input: what the layers add) SQNR of Cfg's int8 quantisation
 // against its f32 encoder (fan-in weights, tests/common/cases.hpp), calibrated on 4
 // standard-normal sequences and measured on 4 others.
@@ -346,14 +337,14 @@ std::pair<double, double> reference_config_sqnr() {
     sf::quant::calibrator<Cfg> c(*w32);
     sftest::splitmix64 g{0xca1u + Cfg::d_model};
     std::vector<float> x(n), y(n), yq(n);
-    for (int k = 0; k < 4; ++k) fill_normal(x, g), sftest::require_ok(c.observe(x.data(), Cfg::seq_len), "observe");
+    for (int k = 0; k < 4; ++k) sftest::fill_normal(x.data(), n, g), sftest::require_ok(c.observe(x.data(), Cfg::seq_len), "observe");
     c.quantize(*w8);
     const auto ws = std::make_unique<sf::workspace<Cfg>>();
     const auto ws8 = std::make_unique<sf::workspace_int8<Cfg>>();
     std::vector<std::int16_t> q(n), out(n);
     sf::quant::sqnr_sum output, branch;
     for (int k = 0; k < 4; ++k) {
-        fill_normal(x, g);
+        sftest::fill_normal(x.data(), n, g);
         sftest::require_ok(sf::forward<sf::reference>(*w32, *ws, x.data(), y.data(), Cfg::seq_len), "f32");
         sftest::require_ok(sf::quantize_input(*w8, x.data(), q.data(), n), "quantize_input");
         sftest::require_ok(sf::forward<sf::default_backend>(*w8, *ws8, q.data(), out.data(), Cfg::seq_len), "int8");

@@ -67,7 +67,7 @@ only (M4, M7, M55: the per-row and per-call costs the export report's estimates 
 (`inline constexpr encoder_weights<...>`, as `tools/export_pytorch.py` writes it); int8: those f32
 weights quantised on the host by the library's quantiser (`quant/quantize.hpp`, min-max calibration
 on 4 deterministic inputs, `ports/footprint/quantize_weights.cpp`), written by its header writer;
-int8 input and output are `std::int8_t` buffers (the caller's). **int8-dsp**: the same int8
+int8 input and output are `std::int16_t` buffers (the caller's: the int8 encoder's residual stream). **int8-dsp**: the same int8
 weights through the core's own int8 backend, its default: `sf::cortex_m_dsp` on the M4 and M7
 (`include/staticformer/kernels/cortex_m/dsp/`), `sf::cortex_m_mve` on the M55 (Helium,
 `kernels/cortex_m/mve/`).

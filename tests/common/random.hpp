@@ -2,6 +2,7 @@
 // target produces the same inputs and weights.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -24,6 +25,17 @@ struct splitmix64 {
 
 inline void fill_uniform(float* p, std::size_t n, splitmix64& g, float scale) {
     for (std::size_t i = 0; i < n; ++i) p[i] = g.uniform(scale);
+}
+
+// Normal values of standard deviation sigma (Box-Muller on the generator's uniforms; libm's log
+// and cos may round differently on another target: for accuracy measurements, not bytes).
+inline void fill_normal(float* p, std::size_t n, splitmix64& g, double sigma = 1.0) {
+    for (std::size_t i = 0; i + 1 < n; i += 2) {
+        const double u1 = (double(g.uniform(1.0f)) + 1.0 + 0x1p-24) / 2.0, u2 = (double(g.uniform(1.0f)) + 1.0) / 2.0;
+        const double r = sigma * std::sqrt(-2.0 * std::log(u1)), a = 6.283185307179586 * u2;
+        p[i] = float(r * std::cos(a)), p[i + 1] = float(r * std::sin(a));
+    }
+    if (n % 2) p[n - 1] = 0.0f;
 }
 
 // The largest power of two <= 1/sqrt(n), a typical init scale for a fan-in of n.

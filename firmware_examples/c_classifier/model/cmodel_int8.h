@@ -29,12 +29,12 @@ extern "C" {
 #define CMODEL_INT8_INPUT_VALUES 16  /* cmodel_int8_input_t values of one input */
 #define CMODEL_INT8_OUTPUT_VALUES 4  /* cmodel_int8_output_t values forward writes */
 #define CMODEL_INT8_CLASSES 4
-#define CMODEL_INT8_WEIGHT_BYTES 7664u
-#define CMODEL_INT8_WORKSPACE_BYTES 1600u
+#define CMODEL_INT8_WEIGHT_BYTES 7816u
+#define CMODEL_INT8_WORKSPACE_BYTES 1984u
 #define CMODEL_INT8_WORKSPACE_ALIGN 64u
 #define CMODEL_INT8_MAX_BATCH 8  /* cmodel_int8_forward_batch_ws: inputs per call */
 #define CMODEL_INT8_MAX_WORKERS 4  /* ... and tasks per stage on the caller's threads */
-#define CMODEL_INT8_BATCH_WORKSPACE_BYTES 21632u
+#define CMODEL_INT8_BATCH_WORKSPACE_BYTES 23936u
 #define CMODEL_INT8_BATCH_WORKSPACE_ALIGN 64u
 
 typedef int32_t cmodel_int8_input_t;
@@ -104,8 +104,10 @@ cmodel_int8_status cmodel_int8_forward_batch_ws(void* workspace, size_t workspac
     cmodel_int8_output_t* outputs, const int* valid_tokens, int count, const uint8_t* const* masks,
     const int* mask_lengths, cmodel_int8_executor executor, void* executor_context);
 
-/* int8: how the caller quantises the input values and reads the output values (logits: int32):
- * real = scale * (q - zero_point). Any pointer may be NULL. */
+/* int8: how the caller quantises the input values and reads the output values:
+ * real = scale * (q - zero_point). An encoder's input and output rows are int16 (its residual
+ * stream, zero point 0); a model's features or image int8, its output int32 logits or int16
+ * rows. Any pointer may be NULL. */
 void cmodel_int8_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,
     int32_t* output_zero_point);
 
