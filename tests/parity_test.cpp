@@ -327,7 +327,8 @@ TEST(ParityInt8, SqnrSummary) { f16_tests::print_summary(int8_table, "int8", 25.
 
 // Output and branch (output - input: what the layers add) SQNR of Cfg's int8 quantisation
 // against its f32 encoder (fan-in weights, tests/common/cases.hpp), calibrated on 4
-// standard-normal sequences and measured on 4 others.
+// standard-normal sequences and measured on 4 others (the build's fastest backends: every
+// backend gives the reference's bytes).
 template <class Cfg>
 std::pair<double, double> reference_config_sqnr() {
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
@@ -339,13 +340,13 @@ std::pair<double, double> reference_config_sqnr() {
     std::vector<float> x(n), y(n), yq(n);
     for (int k = 0; k < 4; ++k) sftest::fill_normal(x.data(), n, g), sftest::require_ok(c.observe(x.data(), Cfg::seq_len), "observe");
     c.quantize(*w8);
-    const auto ws = std::make_unique<sf::workspace<Cfg>>();
-    const auto ws8 = std::make_unique<sf::workspace_int8<Cfg>>();
+    const auto ws = std::make_unique<sf::workspace_for<Cfg, sf::default_backend>>();
+    const auto ws8 = std::make_unique<sf::workspace_int8_for<Cfg, sf::default_backend>>();
     std::vector<std::int16_t> q(n), out(n);
     sf::quant::sqnr_sum output, branch;
     for (int k = 0; k < 4; ++k) {
         sftest::fill_normal(x.data(), n, g);
-        sftest::require_ok(sf::forward<sf::reference>(*w32, *ws, x.data(), y.data(), Cfg::seq_len), "f32");
+        sftest::require_ok(sf::forward<sf::default_backend>(*w32, *ws, x.data(), y.data(), Cfg::seq_len), "f32");
         sftest::require_ok(sf::quantize_input(*w8, x.data(), q.data(), n), "quantize_input");
         sftest::require_ok(sf::forward<sf::default_backend>(*w8, *ws8, q.data(), out.data(), Cfg::seq_len), "int8");
         sf::dequantize_output(*w8, out.data(), yq.data(), n);
