@@ -111,7 +111,7 @@ STATICFORMER_SWEEP_ROWS(sensor, int8)
 // from the quantised input, so that each kernel runs on the values it sees in the encoder.
 template <class Cfg>
 struct layer_data {
-    std::vector<std::int8_t> x;        // input rows [S][D]
+    std::vector<std::int16_t> x;       // input rows [S][D]: the int16 stream
     std::vector<std::int8_t> normed;   // LayerNorm 1 of them [S][D]
     std::vector<std::int8_t> q, keys, v;  // queries, keys, values [S][D]
     std::vector<std::int8_t> hidden;   // FFN hidden layer before the activation [S][F]
@@ -296,9 +296,8 @@ void activation(benchmark::State& state) {
     set_element_rate(state, double(S) * F);
 }
 
-// The requantising residual add of all seq_len rows, in place (integer, branch-free: same cost
-// on its own output).
-// The int8 branch (the layer's queries) added into all seq_len rows x with parameters p.
+// The residual add of all seq_len rows, in place: an int8 branch (the layer's queries) into the
+// int16 stream x with parameters p (integer, branch-free: same cost on its own output).
 template <class Cfg, class Backend, class Row, class Params>
 void add_of(benchmark::State& state, std::vector<Row> x, const Params& p) {
     constexpr int S = Cfg::seq_len, D = Cfg::d_model;
@@ -312,26 +311,6 @@ void add_of(benchmark::State& state, std::vector<Row> x, const Params& p) {
 template <class Cfg, class Backend>
 void add(benchmark::State& state) {
     add_of<Cfg, Backend>(state, layer_data_for<Cfg>().x, layer0<Cfg>().residual1);
-}
-
-// The int16 stream's LayerNorm (its rows into int8) and add (an int8 branch into it), on the
-// layer's rows widened to the stream (x 181: the stream's grid is finer than int8's).
-template <class Cfg>
-std::vector<std::int16_t> stream_rows() {
-    const auto& x = layer_data_for<Cfg>().x;
-    std::vector<std::int16_t> s(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) s[i] = std::int16_t(x[i] * 181);
-    return s;
-}
-
-template <class Cfg, class Backend>
-void stream_layer_norm(benchmark::State& state) {
-    layer_norm_of<Cfg, Backend>(state, stream_rows<Cfg>());
-}
-template <class Cfg, class Backend>
-void stream_add(benchmark::State& state) {
-    add_of<Cfg, Backend>(state, stream_rows<Cfg>(),
-                         sf::stream_add_int8{layer0<Cfg>().residual1.a_zero_point, 23170, 7, 0});
 }
 
 // Requantisation alone, on the int32 accumulators of the FFN's first layer (seq_len x d_ff, each
@@ -402,9 +381,6 @@ void requantize(benchmark::State& state) {
     BENCHMARK_TEMPLATE(layer_norm, cfg, sf::backend)->Name("kernel/" #cfg "/layer_norm/int8/" #backend);    \
     BENCHMARK_TEMPLATE(activation, cfg, sf::backend)->Name("kernel/" #cfg "/activation/int8/" #backend);    \
     BENCHMARK_TEMPLATE(add, cfg, sf::backend)->Name("kernel/" #cfg "/add/int8/" #backend);                  \
-    BENCHMARK_TEMPLATE(stream_layer_norm, cfg, sf::backend)                                                 \
-        ->Name("kernel/" #cfg "/stream_layer_norm/int8/" #backend);                                         \
-    BENCHMARK_TEMPLATE(stream_add, cfg, sf::backend)->Name("kernel/" #cfg "/stream_add/int8/" #backend);    \
     BENCHMARK_TEMPLATE(requantize, cfg, sf::backend)->Name("kernel/" #cfg "/requantize/int8/" #backend);
 KERNEL_ROWS(tiny, reference)
 KERNEL_ROWS(tiny, simd)

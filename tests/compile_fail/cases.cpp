@@ -35,7 +35,7 @@ static_assert(cfg::head_dim == 4 && cfg::norm_first && cfg::has_final_norm && cf
 static_assert(!cfg2::norm_first && cfg2::activation == sf::activation_kind::gelu_tanh, "");
 static_assert(cfg3::tile == 1 && cfg3::activation == sf::activation_kind::relu, "");
 
-// Every precision: f32, f16 (float activations) and int8 (int8 activations).
+// Every precision: f32, f16 (float activations) and int8 (the int16 residual stream).
 template <class Cfg, class P, class T = float>
 sf::status run_all(const sf::encoder_weights<Cfg, P>& w, const T* x, T* y) {
     sf::encoder<Cfg, P> by_default{w};
@@ -54,15 +54,15 @@ template sf::status run_all<cfg3, sf::f32>(const sf::encoder_weights<cfg3, sf::f
 template sf::status run_all<cfg, sf::f16>(const sf::encoder_weights<cfg, sf::f16>&, const float*, float*);
 template sf::status run_all<cfg2, sf::f16>(const sf::encoder_weights<cfg2, sf::f16>&, const float*, float*);
 template sf::status run_all<cfg3, sf::f16>(const sf::encoder_weights<cfg3, sf::f16>&, const float*, float*);
-template sf::status run_all<cfg, sf::int8>(const sf::encoder_weights<cfg, sf::int8>&, const std::int8_t*, std::int8_t*);
-template sf::status run_all<cfg2, sf::int8>(const sf::encoder_weights<cfg2, sf::int8>&, const std::int8_t*, std::int8_t*);
-template sf::status run_all<cfg3, sf::int8>(const sf::encoder_weights<cfg3, sf::int8>&, const std::int8_t*, std::int8_t*);
+template sf::status run_all<cfg, sf::int8>(const sf::encoder_weights<cfg, sf::int8>&, const std::int16_t*, std::int16_t*);
+template sf::status run_all<cfg2, sf::int8>(const sf::encoder_weights<cfg2, sf::int8>&, const std::int16_t*, std::int16_t*);
+template sf::status run_all<cfg3, sf::int8>(const sf::encoder_weights<cfg3, sf::int8>&, const std::int16_t*, std::int16_t*);
 using cfg4 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary_interleaved<160000>>;
 using cfg5 = sf::encoder_config<8, 2, 16, 4, 1, sf::rotary<>, sf::glu, sf::rms_norm, sf::kv_heads<1>>;
 static_assert(cfg4::is_rotary && cfg4::rotary_theta == 160000 && cfg5::rotary_theta == 10000, "");
 template sf::status run_all<cfg4, sf::f32>(const sf::encoder_weights<cfg4, sf::f32>&, const float*, float*);
 template sf::status run_all<cfg5, sf::f16>(const sf::encoder_weights<cfg5, sf::f16>&, const float*, float*);
-template sf::status run_all<cfg5, sf::int8>(const sf::encoder_weights<cfg5, sf::int8>&, const std::int8_t*, std::int8_t*);
+template sf::status run_all<cfg5, sf::int8>(const sf::encoder_weights<cfg5, sf::int8>&, const std::int16_t*, std::int16_t*);
 static_assert(2 * sizeof(sf::encoder_weights<cfg, sf::f16>) == sizeof(sf::encoder_weights<cfg, sf::f32>), "");
 static_assert(2 * sizeof(sf::encoder_weights<cfg3, sf::f16>) == sizeof(sf::encoder_weights<cfg3, sf::f32>), "");
 
@@ -166,8 +166,8 @@ sf::status run(const sf::encoder_weights<ok_cfg, sf::f32>& w, sf::workspace<ok_c
 #elif CASE == 49  // on the host: no Cortex-M DSP extension
 constexpr auto probe = instantiate<sf::encoder<ok_cfg, sf::int8, sf::cortex_m_dsp>>;
 #elif CASE == 50  // its former name, through the free function
-sf::status run(const sf::encoder_weights<ok_cfg, sf::int8>& w, sf::workspace_int8<ok_cfg>& ws, const std::int8_t* x,
-               std::int8_t* y) {
+sf::status run(const sf::encoder_weights<ok_cfg, sf::int8>& w, sf::workspace_int8<ok_cfg>& ws, const std::int16_t* x,
+               std::int16_t* y) {
     return sf::forward<sf::ports::cortex_m_dsp>(w, ws, x, y, ok_cfg::seq_len);
 }
 #elif CASE == 52  // on the host: no Helium

@@ -25,8 +25,8 @@ std::vector<unsigned char> level_bytes(sf::isa level, input_kind kind, int n, sf
         bytes.assign(b, b + y.size() * sizeof y[0]);
     };
     if constexpr (std::is_same<P, sf::int8>::value) {
-        const std::vector<std::int8_t> x = make_input_int8<Cfg>(kind);
-        std::vector<std::int8_t> y(x.size(), 99);
+        const std::vector<stream_t> x = make_input_int8<Cfg>(kind);
+        std::vector<stream_t> y(x.size(), 9999);
         s = sf::dispatch_to(level, [&](auto l) { return forward_int8<l(), Cfg>(w, x.data(), y.data(), n); });
         keep(y);
     } else {

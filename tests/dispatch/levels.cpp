@@ -16,8 +16,8 @@ namespace sftest {
         return default_forward(w, x, y, n);                                                                                        \
     }                                                                                                                  \
     template <>                                                                                                        \
-    sf::status forward_int8<sf::compiled_isa, Cfg>(const weights_of<Cfg, sf::int8>& w, const std::int8_t* x,          \
-                                                   std::int8_t* y, int n) {                                            \
+    sf::status forward_int8<sf::compiled_isa, Cfg>(const weights_of<Cfg, sf::int8>& w, const std::int16_t* x,         \
+                                                   std::int16_t* y, int n) {                                           \
         return default_forward(w, x, y, n);                                                                                        \
     }
 SFTEST_DISPATCH_CASES(SFTEST_DISPATCH_ENTRIES)

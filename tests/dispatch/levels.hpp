@@ -20,7 +20,7 @@ sf::status forward_f32(const weights_of<Cfg, sf::f32>& w, const float* x, float*
 template <sf::isa Level, class Cfg>
 sf::status forward_f16(const weights_of<Cfg, sf::f16>& w, const float* x, float* y, int valid_len);
 template <sf::isa Level, class Cfg>
-sf::status forward_int8(const weights_of<Cfg, sf::int8>& w, const std::int8_t* x, std::int8_t* y, int valid_len);
+sf::status forward_int8(const weights_of<Cfg, sf::int8>& w, const std::int16_t* x, std::int16_t* y, int valid_len);
 
 // An inline function, kept out of line: every level defines it under the same name, with its
 // own flags. The level's copy must be the one its code calls (the renaming of
