@@ -27,20 +27,25 @@ demo: deps-demo
 	cmake --build $(BUILD)/demo --target demo -j $(JOBS)
 	$(BUILD)/demo/examples/demo
 
+# Each phase prints its start time (where the suite's minutes go, in CI's log).
 test: host-test fuzz-test cross-test
+	@echo "=== make test done $$(date +%T)"
 
 # libFuzzer on blob loading and forward(), f32 / f16 / int8, under ASan + UBSan (fuzz/README.md):
 # a short run in make test, FUZZ_SECONDS per target (default 10 minutes) in make fuzz.
 FUZZ_SECONDS ?= 600
 fuzz-test: deps-test
+	@echo "=== fuzz-test $$(date +%T)"
 	bash fuzz/run.sh 20 $(BUILD)/fuzz
 fuzz: deps-test
 	bash fuzz/run.sh $(FUZZ_SECONDS) $(BUILD)/fuzz
 
 # Tests asked for explicitly: without GoogleTest the configure fails instead of skipping them.
 host-test: deps-test
+	@echo "=== host-test build $$(date +%T)"
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=ON
 	cmake --build $(BUILD)/test -j $(JOBS)
+	@echo "=== host-test run $$(date +%T)"
 	cd $(BUILD)/test && ctest --output-on-failure -j $(JOBS) -LE compilers
 
 # The compiler matrix's other compilers (docs/targets-and-ports.md, "Supported compilers"): the
@@ -66,14 +71,14 @@ PORT_KERNEL_TESTS = linear_shapes softmax_rows attention_rows layer_norm_stats s
 space := $(subst ,, )
 cross-test: deps-test
 	@for t in $(CROSS_TARGETS); do \
-	    echo "=== $$t ==="; \
+	    echo "=== $$t $$(date +%T) ==="; \
 	    cmake --preset $$t $(CROSS_FLAGS) >/dev/null && cmake --build --preset $$t -j $(JOBS) && \
 	    ctest --preset $$t -j $(JOBS) || exit 1; \
 	done
-	@echo "=== digits_classifier: the trained models on the host, Cortex-M4 and Cortex-M55 ==="
+	@echo "=== digits_classifier: the trained models on the host, Cortex-M4 and Cortex-M55 $$(date +%T) ==="
 	/usr/bin/python3 tools/digits_accuracy.py --build $(BUILD)/digits
 	@for t in cortex-m3 cortex-m4 cortex-m7 cortex-m55; do \
-	    echo "=== $$t port bring-up (startup, exit codes, faults, instruction counter) ==="; \
+	    echo "=== $$t port bring-up (startup, exit codes, faults, instruction counter) $$(date +%T) ==="; \
 	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake >/dev/null && \
 	    cmake --build $(BUILD)/cross/$$t-port -j $(JOBS) >/dev/null && \
 	    (cd $(BUILD)/cross/$$t-port && ctest --output-on-failure -j $(JOBS)) || exit 1; \

@@ -86,7 +86,8 @@ std::string golden_name(const char* name, int n, input_kind kind) {
 template <class Cfg, class P, class Backend = sf::reference>
 bool check_case(const char* name, const char* backend = "") {
     weights_for<Cfg, P>();  // quantisation (int8) is not part of the count
-    const std::size_t bytes = std::size_t(Cfg::seq_len) * Cfg::d_model * (std::is_same<P, sf::int8>::value ? 1 : 4);
+    const std::size_t bytes = std::size_t(Cfg::seq_len) * Cfg::d_model *
+                              (std::is_same<P, sf::int8>::value ? sizeof(stream_t) : sizeof(float));
     for (input_kind kind : all_input_kinds)
         for (int n : valid_lens<Cfg>())
             if (!check_output(golden_name<P>(name, n, kind), bytes, backend,
