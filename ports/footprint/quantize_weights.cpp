@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
         }
     }
     static sf::encoder_weights<cfg, sf::int8> w8;
-    c.quantize(w8);
+    const sf::quant::report r = c.quantize(w8);
     if (!sf::is_valid(w8)) {
         std::fprintf(stderr, "quantised weights out of range\n");
         return 1;
@@ -56,9 +56,8 @@ int main(int argc, char** argv) {
     sf::quant::detail::write_header(f, "weights", config_line.c_str(), w8, "the footprint's f32 weights",
                                     "ports/footprint/quantize_weights.cpp");
     if (std::fclose(f) != 0) return 1;
-    const sf::quant::sample_extents every_row{std::vector<std::int32_t>(std::size_t(count), cfg::seq_len), {},
-                                              cfg::seq_len};
-    std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count,
-                sf::quant::sqnr_db(sf_fp::weights, w8, samples.data(), every_row));
+    sf::quant::stage_comparison<cfg> stages(sf_fp::weights, w8, r);
+    for (int s = 0; s < count; ++s) stages.observe(samples.data() + n * s, cfg::seq_len);
+    std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count, stages.table().output.sqnr());
     return 0;
 }
