@@ -202,18 +202,6 @@ inline stream_narrow_int8 quantize_narrow(const tensor_report& stream, const ten
     return {m.multiplier, m.shift, y.zero_point, 0};
 }
 
-inline add_int8 quantize_add(const tensor_report& x, const tensor_report& a, const tensor_report& out) {
-    const double rx = x.scale / out.scale, ra = a.scale / out.scale;
-    add_int8 q{};
-    q.shift = encode(std::max(rx, ra), 15).shift;
-    q.x_multiplier = clamp_to<std::int32_t>(round_half_up(std::ldexp(rx, q.shift)), 0, 32767);
-    q.a_multiplier = clamp_to<std::int32_t>(round_half_up(std::ldexp(ra, q.shift)), 0, 32767);
-    q.x_zero_point = x.zero_point;
-    q.a_zero_point = a.zero_point;
-    q.output_zero_point = out.zero_point;
-    return q;
-}
-
 // glu's product of the activation a and the gate b into the hidden layer's range.
 inline gate_int8 quantize_gate(const tensor_report& a, const tensor_report& b, const tensor_report& out) {
     const double real = a.scale * b.scale / out.scale;

@@ -50,14 +50,6 @@ inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::in
     }
 }
 
-inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
-    const std::int32_t m = p.multiplier, shift = p.shift, zero_point = p.zero_point;
-    for (int i = 0; i < n; i += 4) {
-        const mve_pred16_t live = vctp32q(n - i);
-        store_clamped(y + i, vaddq_n_s32(rounded_shift(vmulq_n_s32(vldrhq_z_s32(x + i, live), m), shift), zero_point), live);
-    }
-}
-
 // z = (floor(c r / 2^32) + 2^7) >> 8 with floor(c r / 2^32) = VMULH(c, low) + c high (r = high
 // 2^32 + low, low signed: math::q32_reciprocal), then z gamma + beta, the rescale and the clamp.
 // y may equal x: each block is read before it is written. Shifts past 31 (never made by the
