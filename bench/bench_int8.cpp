@@ -265,7 +265,7 @@ void softmax(benchmark::State& state) {
     set_element_rate(state, double(S) * S * H);
 }
 
-// LayerNorm of all seq_len rows x (int8, or the int16 stream) into int8.
+// LayerNorm of all seq_len rows x of the int16 stream into int8.
 template <class Cfg, class Backend, class Row>
 void layer_norm_of(benchmark::State& state, const std::vector<Row>& x) {
     constexpr int D = Cfg::d_model, S = Cfg::seq_len;

@@ -392,41 +392,10 @@ TEST(Int8SimdKernels, SoftmaxEveryTableInterval) {
         }
 }
 
-// ---- LayerNorm ------------------------------------------------------------------------------
-
-template <int N, bool Rms = false>
-void check_layer_norm(std::uint64_t seed) {
-    splitmix64 g{seed};
-    auto p = std::make_unique<sf::layer_norm_int8<N, Rms>>();
-    for (int variant = 0; variant < 6; ++variant) {
-        for (int c = 0; c < N; ++c) {
-            p->gamma[c] = variant == 1 ? std::int16_t(32767) : variant == 2 ? std::int16_t(-32768) : std::int16_t(g.next() >> 48);
-            p->beta[c] = std::int32_t(g.next() >> 36) - (1 << 27);
-        }
-        // eps: 0, small, and around 2^52, where the simd statistics leave double arithmetic.
-        p->eps = variant == 3   ? 0
-                 : variant == 4 ? (std::int64_t(1) << 52) - std::int64_t(g.next() % (std::uint64_t(N) * N * 16384 + 1))
-                 : variant == 5 ? (std::int64_t(1) << 62) - std::int64_t(g.next() >> 40)
-                                : std::int64_t(g.next() >> 40);
-        p->shift = 1 + int(g.next() % 30);
-        p->output_zero_point = int(g.next() % 256) - 128;
-        if constexpr (Rms) p->input_zero_point = variant == 1 ? -128 : variant == 2 ? 127 : int(g.next() % 256) - 128;
-        for (fill f : fills)
-            for (int rows = 1; rows <= 11; rows += 2) {  // the simd kernels take blocks of 8 rows
-                const std::vector<std::int8_t> x = values(f, std::size_t(rows) * N, g);
-                std::vector<std::int8_t> a(x.size(), 1), b(x.size(), 2), c(x);
-                ref::layer_norm(x.data(), rows, *p, a.data());
-                vec::layer_norm(x.data(), rows, *p, b.data());
-                ASSERT_EQ(a, b) << "N " << N << " rows " << rows << " fill " << int(f) << " variant " << variant
-                                << " rms " << Rms;
-                vec::layer_norm(c.data(), rows, *p, c.data());  // in place
-                ASSERT_EQ(a, c) << "in place: N " << N << " rows " << rows;
-            }
-    }
-}
+// ---- LayerNorm statistics -----------------------------------------------------------------
 
 #if defined(STATICFORMER_INT8_X86)
-// The statistics' floor(sqrt(v)) and 2^40 / den in double arithmetic against the integer ones:
+// The stream LayerNorm's floor(sqrt(v)) and 2^48 / den in double arithmetic against the integer ones:
 // v within 3 of r^2 (near a rounding boundary of the root) for every r up to 70000 and about
 // every thousandth up to 2^27, around the 2^52 switch, random v and den, every den to 70000.
 TEST(Int8SimdKernels, LayerNormStatistics) {
@@ -444,32 +413,14 @@ TEST(Int8SimdKernels, LayerNormStatistics) {
         const std::uint64_t x = g.next() >> (g.next() % 64);
         ASSERT_EQ(v::layer_norm_den(x), sf::math::isqrt(x)) << x;
         const std::uint32_t den = 1 + std::uint32_t(g.next() >> (33 + g.next() % 31));
-        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 40) / den) << den;
+        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 48) / den) << den;
     }
     for (std::uint32_t den = 1; den <= 70000; ++den)
-        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 40) / den) << den;
+        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 48) / den) << den;
     for (std::uint32_t den : {0xffffffffu, 0xfffffffeu, 0x80000000u, 0x80000001u, 0x7fffffffu, 1048576u, 1048577u})
-        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 40) / den) << den;
+        ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 48) / den) << den;
 }
 #endif
-
-TEST(Int8SimdKernels, LayerNorm) {
-    check_layer_norm<1>(41);
-    check_layer_norm<3>(42);
-    check_layer_norm<8>(43);
-    check_layer_norm<9>(44);
-    check_layer_norm<33>(45);
-    check_layer_norm<64>(46);
-    check_layer_norm<100>(47);
-    check_layer_norm<257>(48);
-    check_layer_norm<384>(49);
-    // RMSNorm: about the input's zero point, whose radicand leaves 32 bits from N = 256 (eps 0).
-    check_layer_norm<9, true>(50);
-    check_layer_norm<64, true>(51);
-    check_layer_norm<100, true>(52);
-    check_layer_norm<256, true>(53);
-    check_layer_norm<257, true>(54);
-}
 
 // ---- activation table -----------------------------------------------------------------------
 
@@ -489,31 +440,6 @@ TEST(Int8SimdKernels, Activate) {
             vec::activate(b.data(), n, table);
             ASSERT_EQ(a, b) << "n " << n << " variant " << variant;
             for (std::size_t i = std::size_t(n); i < x.size(); ++i) ASSERT_EQ(b[i], x[i]) << "past n: " << i;
-        }
-    }
-}
-
-// ---- residual add ---------------------------------------------------------------------------
-
-TEST(Int8SimdKernels, Add) {
-    splitmix64 g{21};
-    const sf::add_int8 params[] = {{0, 0, 32767, 32767, 1, 0},
-                                   {-128, 127, 32767, 32767, 62, 127},
-                                   {127, -128, 32767, 0, 15, -128},
-                                   {5, -7, 12345, 23456, 16, 3},
-                                   {0, 0, 0, 0, 1, 0},
-                                   {-128, -128, 1, 32767, 31, -5},
-                                   {100, -100, 32767, 1, 40, 0},
-                                   {3, 4, 16384, 16384, 14, 10}};
-    for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257}) {
-        for (fill f : fills) {
-            const std::vector<std::int8_t> x = values(f, n, g), a = values(fills[(int(f) + 2) % fill_count], n, g);
-            for (const auto& p : params) {
-                std::vector<std::int8_t> y1(x), y2(x);
-                ref::add(y1.data(), a.data(), n, p);
-                vec::add(y2.data(), a.data(), n, p);
-                ASSERT_EQ(y1, y2) << "n " << n << " fill " << int(f) << " shift " << p.shift;
-            }
         }
     }
 }

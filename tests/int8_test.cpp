@@ -129,17 +129,6 @@ TEST(FixedPoint, LayerNormStepsIn32Bits) {
             ASSERT_EQ(math::rescale_unit(v, shift), math::rescale(v, 1, shift)) << v << " " << shift;
         }
     }
-    // unit_rescaler: rescale_unit plus the zero point, for every v and shifts 2..31.
-    for (int shift = 2; shift <= 31; ++shift)
-        for (std::int32_t zp : {-128, -1, 0, 1, 5, 127}) {
-            const math::unit_rescaler q(shift, zp);
-            for (std::int32_t v : {0, 1, -1, 2, -2, 3, -3, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1})
-                ASSERT_EQ(q(v), math::rescale_unit(v, shift) + zp) << v << " " << shift << " " << zp;
-            for (int i = 0; i < 5000; ++i) {
-                const std::int32_t v = std::int32_t(std::uint32_t(g.next() >> (32 + g.next() % 32)));
-                ASSERT_EQ(q(v), math::rescale_unit(v, shift) + zp) << v << " " << shift << " " << zp;
-            }
-        }
     const auto exact = [](std::int32_t centred, std::int64_t r) {  // the reference's formula
         return std::int32_t((std::int64_t(centred) * r + (std::int64_t(1) << 31)) >> 32);
     };
@@ -241,32 +230,6 @@ TEST(FixedPoint, PowerOfTwoOverIsTheDivision) {
     }
 }
 
-// layer_norm_stats takes a 32-bit root when eps keeps the radicand below 2^32 (a choice by the
-// weights): the statistics of the plain formula on both sides of that threshold, on the rows
-// with the largest variance (half -128, half 127), the smallest (constant) and random ones.
-TEST(FixedPoint, LayerNormStatsAtTheRootThreshold) {
-    constexpr int N = 64;
-    constexpr std::int64_t threshold = (std::int64_t(1) << 32) - std::int64_t(N) * N * (1 << 14);
-    splitmix64 g{17};
-    sf::layer_norm_int8<N> p{};
-    for (std::int64_t eps : {std::int64_t(0), std::int64_t(1), threshold - 1, threshold, threshold + 1,
-                             std::int64_t(1) << 40, std::int64_t(1) << 62}) {
-        p.eps = eps;
-        for (int row = 0; row < 300; ++row) {
-            std::int8_t x[N];
-            for (int c = 0; c < N; ++c)
-                x[c] = row == 0 ? std::int8_t(c % 2 ? 127 : -128) : row == 1 ? std::int8_t(-7) : std::int8_t(g.next());
-            std::int64_t sum = 0, sum_sq = 0;
-            for (int c = 0; c < N; ++c) sum += x[c], sum_sq += x[c] * x[c];
-            const std::uint64_t radicand = std::uint64_t(N * sum_sq - sum * sum + eps);
-            const std::uint32_t den = math::isqrt(radicand);
-            const sf::kernels::reference::norm_stats_int8 s = sf::kernels::reference::layer_norm_stats(x, p);
-            ASSERT_EQ(s.sum, sum);
-            ASSERT_EQ(s.reciprocal, den == 0 ? 0 : (std::int64_t(1) << 40) / den) << eps << " row " << row;
-        }
-    }
-}
-
 TEST(FixedPoint, BranchFreeExp2AndRoundShift) {
     const auto round_shift_plain = [](std::int32_t v, int n) {
         return n == 0 ? v : (v + (std::int32_t(1) << (n - 1))) >> n;
@@ -333,17 +296,18 @@ TEST(Int8Kernels, LayerNormZeroVarianceRowGivesBeta) {
     p.shift = 8;
     p.output_zero_point = 3;
     for (int c = 0; c < 5; ++c) p.gamma[c] = std::int16_t(100 * (c + 1)), p.beta[c] = (c - 2) * 256;
-    for (std::int8_t v : {std::int8_t(-128), std::int8_t(0), std::int8_t(127)}) {
-        std::int8_t x[5] = {v, v, v, v, v}, y[5];
+    for (std::int16_t v : {std::int16_t(-32768), std::int16_t(0), std::int16_t(32767)}) {
+        std::int16_t x[5] = {v, v, v, v, v};
+        std::int8_t y[5];
         k::layer_norm(x, 1, p, y);
         for (int c = 0; c < 5; ++c) EXPECT_EQ(y[c], c - 2 + 3);
     }
     // An extreme two-valued row: within one step of the formula evaluated in double.
-    const std::int8_t x[5] = {-128, 127, -128, 127, 127};
+    const std::int16_t x[5] = {-32768, 32767, -32768, 32767, 32767};
     std::int8_t y[5];
     k::layer_norm(x, 1, p, y);
     double sum = 0, sum_sq = 0;
-    for (std::int8_t v : x) sum += v, sum_sq += double(v) * v;
+    for (std::int16_t v : x) sum += v, sum_sq += double(v) * v;
     for (int c = 0; c < 5; ++c) {
         const double z = (5.0 * x[c] - sum) / std::sqrt(5.0 * sum_sq - sum * sum);
         const double expected = (z * 256.0 * p.gamma[c] + p.beta[c]) / 256.0 + p.output_zero_point;

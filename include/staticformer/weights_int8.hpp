@@ -114,18 +114,13 @@ constexpr bool is_valid(const layer_norm_int8<N, Rms>& n) noexcept {
     bool ok = n.eps >= 0 && n.eps <= (std::int64_t(1) << 62) && math::is_valid(1, n.shift) &&
               is_zero_point(n.output_zero_point);
     for (int c = 0; c < N; ++c) ok = ok && n.beta[c] <= n.beta_limit && n.beta[c] >= -n.beta_limit;
-    if constexpr (Rms) ok = ok && is_zero_point(n.input_zero_point) && n.reserved == 0;
+    if constexpr (Rms) ok = ok && n.input_zero_point == 0 && n.reserved == 0;  // the stream's centre
     return ok;
 }
 constexpr bool is_valid(const gate_int8& g) noexcept {
     return g.multiplier >= 0 && g.multiplier < 32768 && math::is_valid(g.multiplier, g.shift) &&
            is_zero_point(g.a_zero_point) && is_zero_point(g.b_zero_point) && is_zero_point(g.output_zero_point) &&
            g.reserved == 0;
-}
-constexpr bool is_valid(const add_int8& a) noexcept {
-    return math::is_valid(1, a.shift) && a.x_multiplier >= 0 && a.x_multiplier < 32768 && a.a_multiplier >= 0 &&
-           a.a_multiplier < 32768 && is_zero_point(a.x_zero_point) && is_zero_point(a.a_zero_point) &&
-           is_zero_point(a.output_zero_point);
 }
 // The stream's steps: multiplier < 2^15 and shift in [1, 30] (their 32-bit bounds).
 constexpr bool is_stream_step(std::int32_t multiplier, std::int32_t shift) noexcept {
@@ -148,21 +143,15 @@ constexpr bool is_unused(const gate_int8& g) noexcept {
     return g.a_zero_point == 0 && g.b_zero_point == 0 && g.multiplier == 0 && g.shift == 0 &&
            g.output_zero_point == 0 && g.reserved == 0;
 }
-// A LayerNorm into the stream: zero point 0 (and RMSNorm's centre, the stream's, 0).
+// A LayerNorm into the stream: zero point 0.
 template <int N, bool Rms>
 constexpr bool is_stream_norm(const layer_norm_int8<N, Rms>& n) noexcept {
-    if constexpr (Rms) return n.output_zero_point == 0 && n.input_zero_point == 0;
     return n.output_zero_point == 0;
-}
-template <int N, bool Rms>
-constexpr bool is_norm_from_stream(const layer_norm_int8<N, Rms>& n) noexcept {
-    if constexpr (Rms) return is_valid(n) && n.input_zero_point == 0;
-    return is_valid(n);
 }
 // A layer's parameters: post-norm normalises into the stream and narrows it into each block.
 template <class Cfg>
 constexpr bool is_valid(const layer_weights_int8<Cfg>& l) noexcept {
-    bool ok = is_norm_from_stream(l.norm1) && is_norm_from_stream(l.norm2) && is_valid(l.query) &&
+    bool ok = is_valid(l.norm1) && is_valid(l.norm2) && is_valid(l.query) &&
               is_valid(l.key) && is_valid(l.value) && is_valid(l.out) && is_valid(l.ff1) && is_valid(l.ff2) &&
               is_valid(l.residual1) && is_valid(l.residual2) &&
               math::is_valid(l.attention.logits.multiplier, l.attention.logits.shift) &&
@@ -187,7 +176,7 @@ constexpr bool is_valid(const encoder_weights<Cfg, int8>& w) noexcept {
         w.output.zero_point != 0)
         return false;
     if constexpr (Cfg::has_final_norm)
-        return detail::is_norm_from_stream(w.final_norm.norm) && detail::is_stream_norm(w.final_norm.norm);
+        return detail::is_valid(w.final_norm.norm) && detail::is_stream_norm(w.final_norm.norm);
     return true;
 }
 

@@ -170,11 +170,6 @@ struct decorated_int8 : K {
         hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear(x, rows, p, y); },
                                       rows_of(x, rows, In), rows_of(y, rows, Out), &p);
     }
-    template <int N, bool Rms>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
-        hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
-                                          rows_of(x, rows, N), rows_of(y, rows, N), &p);
-    }
     template <int D, int HeadDim, int S>
     static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
         hooked<op_kind::other, Hook>(
@@ -224,10 +219,6 @@ struct decorated_int8 : K {
                                 std::int8_t* y) noexcept {
         hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_activate(x, rows, p, table, y); },
                                       rows_of(x, rows, In), rows_of(y, rows, Out), &p);
-    }
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-        hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
-                                   rows_of(a, 1, n), rows_of(x, 1, n), &p);
     }
     // The stream's ops: a LayerNorm from it, an int8 tensor added into it, read from it, widened.
     template <int N, bool Rms, class Out>

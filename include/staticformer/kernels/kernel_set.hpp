@@ -21,7 +21,7 @@
 #include "reference/activation.hpp"
 #include "reference/activation_int8.hpp"
 #include "reference/add.hpp"
-#include "reference/add_int8.hpp"
+#include "reference/stream_int8.hpp"
 #include "reference/glu_int8.hpp"
 #include "reference/attention.hpp"
 #include "reference/attention_int8.hpp"
@@ -111,10 +111,6 @@ struct int8_kernels {
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         ref::linear(x, rows, p, y);
     }
-    template <int N, bool Rms>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
-        ref::layer_norm(x, rows, p, y);
-    }
     template <int D, int HeadDim, int S>
     static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
         ref::store_keys<D, HeadDim, S>(k, rows, j0, kt);
@@ -144,7 +140,6 @@ struct int8_kernels {
     // A set with fuses_activation = true also has linear_activate(x, rows, p, table, y): linear, then
     // activate on y, in one pass (the encoder calls it for a feed-forward layer's first half).
     static constexpr bool fuses_activation = false;
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { ref::add(x, a, n, p); }
     // The stream (params_int8.hpp): its LayerNorm into int8 or into itself, its add, int8 from it.
     template <int N, bool Rms, class Out>
     static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {

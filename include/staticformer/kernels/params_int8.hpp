@@ -1,5 +1,5 @@
 // staticformer: the int8 kernels' parameters (normative: their formulas and layout), one struct
-// per op: linear_int8, layer_norm_int8, add_int8, attention_int8. The int8 weights
+// per op: linear_int8, layer_norm_int8, stream_add_int8, attention_int8, ... The int8 weights
 // (weights_int8.hpp) are made of them; every tensor is int8 with one scale and zero point, each
 // step from an int32 accumulator to int8 one math::requantize with a stored multiplier and shift.
 #pragma once
@@ -53,22 +53,16 @@ struct linear_int8 {
     std::int16_t multiplier[multiplier_count];  // output o's multiplier (< 2^15)
 };
 
-// LayerNorm of int8 rows of N values x, integer-only. With s = sum x, q = sum x^2 and the row's
-// centre C = s (LayerNorm: N times the mean) or C = N input_zero_point (RMSNorm, Rms: N times
-// the real zero):
-//   den  = isqrt(N q - 2 C s + C^2 + eps)     (N^2 var / scale^2 about C; eps in those units)
-//   z[c] = round(2^8 (N x[c] - C) / den)       via a reciprocal: (N x[c] - C) * floor(2^40 / den)
-//   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)
-// For LayerNorm the radicand is N q - s^2; the input's scale (and for LayerNorm its zero point)
-// cancels in z, only eps depends on it.
-// From the stream (int16 rows, zero point 0: RMSNorm's C = 0, input_zero_point unused), with q
-// and the radicand R in 64 bits, den from R's top 32 bits and a finer reciprocal (den reaches N 2^15):
-//   den  = isqrt(R >> 2t) 2^t                  (t the fewest halvings with R >> 2t < 2^32: a
-//                                               32-bit root, within 2^-15 of sqrt(R))
+// LayerNorm of the stream's int16 rows of N values x (zero point 0), integer-only. With
+// s = sum x, q = sum x^2 (64 bits) and the row's centre C = s (LayerNorm: N times the mean) or
+// C = 0 (RMSNorm, Rms: the real zero), the radicand R = N q - C s + eps (N^2 var / scale^2 about
+// C; eps in those units) and t the fewest halvings with R >> 2t < 2^32:
+//   den  = isqrt(R >> 2t) 2^t                  (a 32-bit root, within 2^-15 of sqrt(R))
 //   z[c] = round(2^8 (N x[c] - C) / den)       via (N x[c] - C) * floor(2^48 / den), rounded >> 40
 //   y[c] = requantize(z[c] * gamma[c] + beta[c], 1, shift, output_zero_point)       (int8 output)
 //   y[c] = saturate_int16(rescale(z[c] * gamma[c] + beta[c], 1, shift) + output_zero_point)  (stream)
-// |N x - C| <= sqrt(N) sqrt(R), so |(N x - C) floor(2^48 / den)| < 2^55 and |z| <= 2^8 sqrt(N) + 2.
+// The stream's scale cancels in z, only eps depends on it. |N x - C| <= sqrt(N) sqrt(R), so
+// |(N x - C) floor(2^48 / den)| < 2^55 and |z| <= 2^8 sqrt(N) + 2.
 template <int N, bool Rms = false>
 struct layer_norm_int8 {
     static_assert(N <= 4096, "int8 LayerNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
@@ -85,8 +79,8 @@ struct layer_norm_int8 {
     std::int16_t gamma[gamma_count];  // entries past N are 0: they end the struct on a 64-byte unit
 };
 
-// RMSNorm: the same with the input's zero point, the centre (a plain aggregate, as the
-// LayerNorm's: an empty base would change how both are brace-initialised).
+// RMSNorm: the same with the stream's zero point, 0 (a plain aggregate, as the LayerNorm's: an
+// empty base would change how both are brace-initialised).
 template <int N>
 struct layer_norm_int8<N, true> {
     static_assert(N <= 4096, "int8 RMSNorm: d_model at most 4096 (z * gamma must fit in 31 bits)");
@@ -96,8 +90,8 @@ struct layer_norm_int8<N, true> {
     std::int64_t eps;
     std::int32_t shift;
     std::int32_t output_zero_point;
-    std::int32_t input_zero_point;
-    std::int32_t reserved;  // 0: beta on 8 bytes
+    std::int32_t input_zero_point;  // 0, the stream's
+    std::int32_t reserved;          // 0: beta on 8 bytes
     std::int32_t beta[N];   // 0 for torch's RMSNorm, which has no bias
     std::int16_t gamma[gamma_count];
 };
@@ -113,15 +107,6 @@ struct gate_int8 {
     std::int32_t shift;
     std::int32_t output_zero_point;
     std::int32_t reserved;  // 0
-};
-
-// x + a for two int8 tensors of different scales, into the output's scale:
-//   y = requantize((x - x_zero_point) * x_multiplier + (a - a_zero_point) * a_multiplier, 1, shift, output_zero_point)
-struct add_int8 {
-    std::int32_t x_zero_point, a_zero_point;
-    std::int32_t x_multiplier, a_multiplier;  // < 2^15
-    std::int32_t shift;
-    std::int32_t output_zero_point;
 };
 
 // The residual stream (int8 encoders' input and output, what every block adds to): int16 values

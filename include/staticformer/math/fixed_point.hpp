@@ -138,20 +138,6 @@ constexpr std::int32_t rescale_unit(std::int32_t v, std::int32_t shift) noexcept
     return (v >> shift) + ((v >> (shift - 1)) & 1);
 }
 
-// rescale_unit(v, shift) + zero_point for 2 <= shift <= 31 in two shifts around one add: the
-// rounding half and the zero point join v halved shift - 1 times, the last halving (a
-// saturation's own ASR #1 on Arm) floors both: ((v >> (shift - 1)) + 1 + 2 zero_point) >> 1.
-// |v >> (shift - 1)| <= 2^30 leaves room for the offset.
-struct unit_rescaler {
-    std::int32_t pre_shift, offset;
-    static constexpr bool applies(std::int32_t shift) noexcept { return shift >= 2 && shift <= 31; }
-    constexpr unit_rescaler(std::int32_t shift, std::int32_t zero_point) noexcept
-        : pre_shift(shift - 1), offset(1 + 2 * zero_point) {}
-    // Before the last halving.
-    constexpr std::int32_t doubled(std::int32_t v) const noexcept { return (v >> pre_shift) + offset; }
-    constexpr std::int32_t operator()(std::int32_t v) const noexcept { return doubled(v) >> 1; }
-};
-
 // (centred * r + 2^31) >> 32 for 0 <= r <= 2^40 (a LayerNorm's reciprocal) and |centred| < 2^23,
 // in 32-bit pieces: r = high * 2^32 + low with low read as a signed word (its top bit moved into
 // high), so the product is one 32 x 32 -> 64 multiply-accumulate (SMLAL) and one 32-bit one.

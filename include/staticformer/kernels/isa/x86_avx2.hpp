@@ -192,13 +192,10 @@ struct lanes8 : unmasked {
     static vec sllv(vec v, vec count) noexcept { return _mm256_sllv_epi32(v, count); }
     static vec mulhi_u16(vec a, vec b) noexcept { return _mm256_mulhi_epu16(a, b); }
     static vec max_in(vec acc, vec v, mask) noexcept { return _mm256_max_epi32(acc, v); }
-    // LayerNorm (simd/layer_norm_int8.hpp): 16 int8 values as int16 pairs, VPMADDWD.
+    // LayerNorm (simd/layer_norm_int8.hpp): 16 int16 values as pairs, VPMADDWD.
     struct pairs : unmasked {
         static constexpr int lanes = 16;
     };
-    static vec load_i8_pairs(const std::int8_t* p, pairs::mask) noexcept {
-        return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    }
     static vec load_i16_pairs(const std::int16_t* p, pairs::mask) noexcept {
         return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     }

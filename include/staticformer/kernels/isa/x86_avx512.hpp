@@ -174,7 +174,7 @@ struct lanes16 {
     static vec mulhi_u16(vec a, vec b) noexcept { return _mm512_mulhi_epu16(a, b); }
     // max(acc, v) in the lanes of m, acc in the others.
     static vec max_in(vec acc, vec v, mask m) noexcept { return _mm512_mask_max_epi32(acc, m, acc, v); }
-    // LayerNorm (simd/layer_norm_int8.hpp): 32 int8 values as int16 pairs, VPMADDWD.
+    // LayerNorm (simd/layer_norm_int8.hpp): 32 int16 values as pairs, VPMADDWD.
     struct pairs {
         static constexpr int lanes = 32;
         static constexpr bool masked = true;
@@ -182,9 +182,6 @@ struct lanes16 {
         static mask full() noexcept { return 0xffffffff; }
         static mask tail(int n) noexcept { return mask32(n); }
     };
-    static vec load_i8_pairs(const std::int8_t* p, pairs::mask m) noexcept {
-        return _mm512_maskz_cvtepi8_epi16(0xffffffff, _mm256_maskz_loadu_epi8(m, p));
-    }
     static vec load_i16_pairs(const std::int16_t* p, pairs::mask m) noexcept { return _mm512_maskz_loadu_epi16(m, p); }
     static vec madd16(vec a, vec b) noexcept { return _mm512_madd_epi16(a, b); }
     // 64-bit lanes for LayerNorm's products: signed 32 x 32-bit products of the even lanes

@@ -6,12 +6,12 @@
 
 #include "../kernel_set.hpp"
 #include "activation_int8.hpp"
-#include "add_int8.hpp"
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
 #include "rotary_int8.hpp"
 #include "softmax_int8.hpp"
+#include "stream_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -20,10 +20,6 @@ struct simd_int8_kernels : int8_kernels {
     template <int In, int Out>
     static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
         simd_int8::linear(x, rows, p, y);
-    }
-    template <int N, bool Rms>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
-        simd_int8::layer_norm(x, rows, p, y);
     }
     template <int D, int HeadDim, int S>
     static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
@@ -51,9 +47,6 @@ struct simd_int8_kernels : int8_kernels {
     }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
         simd_int8::activate(x, n, table);
-    }
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-        simd_int8::add(x, a, n, p);
     }
     template <int N, bool Rms, class Out>
     static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {

@@ -1,11 +1,10 @@
-// staticformer: int8 LayerNorm on vector lanes (optimised; bit-identical to
-// reference/layer_norm_int8.hpp): the row's sum and sum of squares from int16 pairs (VPMADDWD);
-// the statistics' isqrt and 2^40 / den in double arithmetic where it is exact (layer_norm_den,
-// layer_norm_reciprocal); the outputs z = (centred * reciprocal + 2^31) >> 32
-// (mul_round_high, with one product per lane when the reciprocal fits 31 bits, as it does
+// staticformer: the stream's LayerNorm on vector lanes (optimised; bit-identical to
+// reference/layer_norm_int8.hpp): the row's sum and 64-bit sum of squares from int16 pairs
+// (VPMADDWD); the statistics' isqrt and 2^48 / den in double arithmetic where it is exact
+// (layer_norm_den, layer_norm_reciprocal); the outputs z = ((centred * reciprocal + 2^39) >> 32)
+// >> 8 (mul_round_high, with one product per lane when the reciprocal fits 31 bits, as it does
 // unless the row's spread is tiny), z * gamma + beta, the rescale by 1 (round_shift). Partial
-// vectors are masked (AVX-512) or take the reference's element formula. The stream's LayerNorm
-// (int16 rows) alike, with 64-bit sums of squares and a 2^48 reciprocal.
+// vectors are masked (AVX-512) or take the reference's element formula.
 #pragma once
 
 #include <cmath>
@@ -32,11 +31,11 @@ inline std::uint32_t layer_norm_den(std::uint64_t v) noexcept {
     return std::uint32_t(r);
 }
 
-// 2^40 / den (integer division) for den >= 1. The quotient q = 2^40 / den is at most 2^40, so
-// the rounded double quotient is within 2^-13 / den of q, while a q that is not an integer is at
-// least 1 / den from the next one: truncating the double gives the integer quotient.
+// 2^48 / den (integer division) for 1 <= den < 2^32. The quotient q = 2^48 / den is at most 2^48,
+// so the rounded double quotient is within 2^-5 / den of q, while a q that is not an integer is
+// at least 1 / den from the next one: truncating the double gives the integer quotient.
 inline std::int64_t layer_norm_reciprocal(std::uint32_t den) noexcept {
-    return std::int64_t(double(std::int64_t(1) << 40) / double(den));
+    return std::int64_t(double(std::int64_t(1) << 48) / double(den));
 }
 
 // Rows go through LayerNorm a block at a time: the statistics of the block's rows first (each
@@ -54,19 +53,10 @@ inline void layer_norm_blocks(const In* x, int rows, Out* y, Stats stats_of, Out
     }
 }
 
-// The reference's layer_norm_stats from the row's sums.
-template <int N, bool Rms>
-inline reference::norm_stats_int8 layer_norm_stats(std::int32_t sum, std::int32_t sum_sq,
-                                                   const layer_norm_int8<N, Rms>& p) noexcept {
-    const reference::norm_radicand r = reference::centre_and_radicand(sum, sum_sq, p);
-    const std::uint32_t den = layer_norm_den(r.radicand);
-    return {r.centre, den == 0 ? 0 : layer_norm_reciprocal(den)};
-}
-
 // (c * r + Round) >> 32 per lane for r = hi 2^31 + lo (0 <= lo < 2^31; hi = 0 with Narrow, the
 // usual case): the products of the even and of the odd lanes in 64 bits, z the high half of
 // each sum.
-template <class V, bool Narrow, std::int64_t Round = std::int64_t(1) << 31>
+template <class V, bool Narrow, std::int64_t Round>
 inline typename V::vec mul_round_high(typename V::vec c, typename V::vec lo, typename V::vec hi) noexcept {
     const typename V::vec round = V::set1_64(Round), odd = V::template srl64<32>(c);
     typename V::vec even_product = V::add64(V::mul_even(c, lo), round);
@@ -76,57 +66,6 @@ inline typename V::vec mul_round_high(typename V::vec c, typename V::vec lo, typ
         odd_product = V::add64(odd_product, V::template shl64<31>(V::mul_even(odd, hi)));
     }
     return V::join_high(even_product, odd_product);
-}
-
-// The sum and the sum of squares of a row, two int8 values per 32-bit lane and step.
-template <class V, int N, bool Rms>
-inline reference::norm_stats_int8 layer_norm_stats(const std::int8_t* x, const layer_norm_int8<N, Rms>& p) noexcept {
-    using P = typename V::pairs;
-    const typename V::vec ones = V::set1(0x00010001);
-    typename V::vec sumv = V::set1(0), sum_sqv = V::set1(0);
-    const int done = each_block<P>(N, [&](int c, typename P::mask m) {
-        const typename V::vec x2 = V::load_i8_pairs(x + c, m);
-        sumv = V::add(sumv, V::madd16(x2, ones));
-        sum_sqv = V::add(sum_sqv, V::madd16(x2, x2));
-    });
-    std::int32_t sum = V::hsum(sumv), sum_sq = V::hsum(sum_sqv);
-    for (int c = done; c < N; ++c) {
-        sum += x[c];
-        sum_sq += std::int32_t(x[c]) * x[c];
-    }
-    return layer_norm_stats(sum, sum_sq, p);
-}
-
-template <int N, bool Rms, class V = lanes>
-inline void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
-    static_assert(N < (1 << 22), "centred values N x - sum must fit 32 bits");
-    using vec = typename V::vec;
-    const typename V::shift_params k(p.shift);
-    const vec zero_point = V::set1(p.output_zero_point), n = V::set1(N);
-    const auto stats_of = [&p](const std::int8_t* xr) { return layer_norm_stats<V>(xr, p); };
-    // The row's outputs, z by the narrow or the general product: the loop is written out once
-    // per form.
-    const auto outputs = [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr, auto narrow) {
-        const vec sum = V::set1(st.sum);
-        const vec lo = V::set1_64(st.reciprocal & 0x7fffffff), hi = V::set1_64(st.reciprocal >> 31);
-        const int done = each_block<V>(N, [&](int c, typename V::mask m) {
-            const vec centred = V::sub(V::mullo(V::load_i8(xr + c, m), n), sum);
-            const vec z = mul_round_high<V, decltype(narrow)::value>(centred, lo, hi);
-            const vec acc = V::add(V::mullo(z, V::load_i16(p.gamma + c, m)), V::load_i32(p.beta + c, m));
-            V::store_i8(yr + c, V::add(V::round_shift(acc, k), zero_point), m);
-        });
-        // The tail, where the blocks leave one (written only then:
-        // STATICFORMER_GUARD_GCC12_EMPTY_TAIL_BOUNDS, GCC 12 at -O3, a -Warray-bounds false positive
-        // of GCC's meta-bug 56456: an out-of-range gamma[c] in the empty tail loop after unrolling).
-        if constexpr (!V::masked && N % V::lanes != 0)
-            for (int c = done; c < N; ++c) yr[c] = reference::layer_norm_output(xr[c], st, p, c);
-        else
-            static_cast<void>(done);
-    };
-    layer_norm_blocks<N>(x, rows, y, stats_of, [&](reference::norm_stats_int8 st, const std::int8_t* xr, std::int8_t* yr) {
-        if (st.reciprocal <= 0x7fffffff) outputs(st, xr, yr, std::true_type());
-        else outputs(st, xr, yr, std::false_type());
-    });
 }
 
 // From the stream (params_int8.hpp): the sum and the 64-bit sum of squares of a row, two int16
@@ -155,9 +94,7 @@ inline reference::norm_stats_int8 stream_norm_stats(const std::int16_t* x, const
     const std::uint64_t radicand = reference::stream_radicand(sum, sum_sq, p);
     const int t = math::radicand_halvings(radicand);
     const std::uint32_t root = layer_norm_den(radicand >> (2 * t));
-    // 2^48 / root by a truncated double quotient, exact as layer_norm_reciprocal's: the error is
-    // below 2^-5 / root, a non-integer quotient at least 1 / root from the next integer.
-    return {Rms ? 0 : sum, root == 0 ? 0 : std::int64_t(double(std::int64_t(1) << 48) / double(root)) >> t};
+    return {Rms ? 0 : sum, root == 0 ? 0 : layer_norm_reciprocal(root) >> t};
 }
 
 // A stream row's outputs: z = ((centred * reciprocal + 2^39) >> 32) >> 8, z * gamma + beta, the
@@ -180,7 +117,10 @@ inline void stream_norm_row(reference::norm_stats_int8 st, const std::int16_t* x
         else
             V::store_i16(yr + c, V::min(V::max(y, low), high), m);
     });
-    if constexpr (!V::masked && N % V::lanes != 0)  // (the tail as layer_norm's: GCC 12's false positive)
+    // The tail, where the blocks leave one (written only then:
+    // STATICFORMER_GUARD_GCC12_EMPTY_TAIL_BOUNDS, GCC 12 at -O3, a -Warray-bounds false positive
+    // of GCC's meta-bug 56456: an out-of-range gamma[c] in the empty tail loop after unrolling).
+    if constexpr (!V::masked && N % V::lanes != 0)
         for (int c = done; c < N; ++c)
             reference::store_norm_output(reference::stream_norm_value(xr[c], st, p, c), p.shift, p.output_zero_point,
                                          yr[c]);

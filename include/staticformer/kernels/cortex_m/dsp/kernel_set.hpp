@@ -1,15 +1,14 @@
 // staticformer: the cortex_m_dsp backend's kernel sets (optimised; bit-identical to the
 // reference) for Cortex-M cores with the DSP extension (M4, M7, M33; M55 and M85 too, though
-// there cortex_m_mve is the default): the int8 linear layers, attention and residual adds with
-// SMLAD / SMUAD, LayerNorm and softmax in 32-bit steps, the activation table four lookups per
-// word. Float encoders on this backend run the reference kernels (the FPU has no vector unit).
+// there cortex_m_mve is the default): the int8 linear layers and attention with SMLAD / SMUAD,
+// the stream's LayerNorm and adds and the softmax in 32-bit steps, the activation table four
+// lookups per word. Float encoders on this backend run the reference kernels (no vector unit).
 #pragma once
 
 #include "../../../config.hpp"
 #include "../../kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_DSP
 #include "activation_int8.hpp"
-#include "add_int8.hpp"
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
@@ -57,12 +56,7 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
     static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
         cortex_m_dsp::widen(a, n, p, y);
     }
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept { cortex_m_dsp::add(x, a, n, p); }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { cortex_m_dsp::activate(x, n, table); }
-    template <int N, bool Rms>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
-        cortex_m_dsp::layer_norm(x, rows, p, y);
-    }
     // Attention in this set's key and value layouts when the head dimension is a multiple of 4
     // (attention_int8.hpp), else the reference's kernels and layouts.
     template <int D, int HeadDim, int S>

@@ -10,7 +10,6 @@
 #include "../dsp/kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_MVE
 #include "activation_int8.hpp"
-#include "add_int8.hpp"
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
@@ -67,15 +66,8 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
         kernels::cortex_m_mve::widen(a, n, p, y);
     }
-    static void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-        kernels::cortex_m_mve::add(x, a, n, p);
-    }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
         kernels::cortex_m_mve::activate(x, n, table);
-    }
-    template <int N, bool Rms>
-    static void layer_norm(const std::int8_t* x, int rows, const layer_norm_int8<N, Rms>& p, std::int8_t* y) noexcept {
-        kernels::cortex_m_mve::layer_norm(x, rows, p, y);
     }
     // Keys in the DSP set's layout (store_keys), values in the reference's.
     template <int D, int HeadDim, int S>

@@ -1,6 +1,5 @@
-// staticformer: int8 residual add (reference backend, normative): two tensors in their own
-// scales into the output's scale, one requantisation per element; the stream's add and the
-// int8 tensors read from it.
+// staticformer: the int16 stream's steps (reference backend, normative; params_int8.hpp): an int8
+// tensor added into the stream or widened into it, and int8 tensors read from it.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +10,6 @@
 namespace staticformer {
 namespace kernels {
 namespace reference {
-
-// x = x + a, each in its own scale, into the output's scale.
-inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    for (int i = 0; i < n; ++i) {
-        const std::int32_t acc = (x[i] - p.x_zero_point) * p.x_multiplier + (a[i] - p.a_zero_point) * p.a_multiplier;
-        x[i] = math::requantize(acc, 1, p.shift, p.output_zero_point);
-    }
-}
 
 // stream += a (params_int8.hpp, stream_add_int8).
 inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {

@@ -1,31 +1,15 @@
-// staticformer: the int8 residual add on vector lanes (optimised; bit-identical to
-// reference/add_int8.hpp): acc = (x - x_zero_point) x_multiplier + (a - a_zero_point)
-// a_multiplier in 32-bit lanes, the rescale by 1 (round_shift) and the output's zero point;
-// the stream's add and int8 from the stream alike.
+// staticformer: the int16 stream's steps on vector lanes (optimised; bit-identical to
+// reference/stream_int8.hpp): the products in 32-bit lanes, each rescale by round_shift.
 #pragma once
 
 #include "../isa/int8.hpp"
-#include "../reference/add_int8.hpp"
+#include "../reference/stream_int8.hpp"
 
 namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
 
 #if defined(STATICFORMER_INT8_X86) || defined(STATICFORMER_INT8_ARM)
-
-template <class V = lanes>
-inline void add(std::int8_t* x, const std::int8_t* a, int n, const add_int8& p) noexcept {
-    const typename V::shift_params k(p.shift);
-    const auto zero_point = V::set1(p.output_zero_point);
-    const auto xz = V::set1(p.x_zero_point), az = V::set1(p.a_zero_point);
-    const auto xm = V::set1(p.x_multiplier), am = V::set1(p.a_multiplier);
-    const int done = each_block<V>(n, [&](int i, typename V::mask m) {
-        const auto acc = V::add(V::mullo(V::sub(V::load_i8(x + i, m), xz), xm),
-                                V::mullo(V::sub(V::load_i8(a + i, m), az), am));
-        V::store_i8(x + i, V::add(V::round_shift(acc, k), zero_point), m);
-    });
-    if (done < n) reference::add(x + done, a + done, n - done, p);
-}
 
 // stream += a: the rescale of (a - a_zero_point) m (round_shift), the sum clamped to int16.
 template <class V = lanes>
