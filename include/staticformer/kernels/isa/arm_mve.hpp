@@ -19,6 +19,14 @@ namespace arm_mve {
 
 inline constexpr bool assembly = arm_dsp::assembly;
 
+// STATICFORMER_GUARD_GCC12_MVE_MEMORY_SIZES: GCC 12 gives the widening loads and narrowing stores
+// (vldrbq_s32, vldrhq_s32, vstrbq_s32, vstrhq_s32 and their _z / _p forms) and the gathers the
+// memory size of one element, so its scheduler may move a scalar access to the other elements
+// across them (tests/compiler_guards/mve_memory_sizes.cpp). A kernel using them on tensors other
+// code writes or reads fences its entry and exit: no memory access crosses the fence (no
+// instruction; other compilers are fenced too).
+STATICFORMER_ALWAYS_INLINE void memory_fence() noexcept { __asm__ volatile("" ::: "memory"); }
+
 namespace twin {
 
 template <int Blocks>

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "../../../math/fixed_point.hpp"
+#include "../../isa/arm_mve.hpp"
 
 namespace staticformer {
 namespace kernels {
@@ -68,9 +69,11 @@ inline void context_sums(const std::int16_t* p, const std::int8_t* v, int n, std
 template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
+    arm_mve::memory_fence();
     std::int32_t sums[(HeadDim + 3) / 4 * 4];
     context_sums<HeadDim, VStride, 0>(p, v, n, sums);
     math::fixed_requantizer{context, 0}.each(sums, HeadDim, ctx);
+    arm_mve::memory_fence();
 }
 
 }  // namespace cortex_m_mve

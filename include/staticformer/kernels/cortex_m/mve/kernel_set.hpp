@@ -56,12 +56,8 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
         kernels::cortex_m_mve::add(x, a, n, p);
     }
-    // The reference's loop: a Helium narrowing (four lanes: multiply, rounded shift, clamp, VSTRB)
-    // gave other bytes than the reference in a classifier's head at -O2 under GCC 12 (the pooled
-    // row of digits_tokens_int8), though exact at -O0 and in the port test; until that is
-    // understood, none ships.
     static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
-        kernels::reference::narrow(x, n, p, y);
+        kernels::cortex_m_mve::narrow(x, n, p, y);
     }
     static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
         kernels::cortex_m_mve::widen(a, n, p, y);

@@ -25,6 +25,7 @@ namespace cortex_m_mve {
 // quantiser) take the reference's.
 template <int N, bool Rms, class Out>
 inline void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+    arm_mve::memory_fence();
     if (p.shift > 31) return reference::layer_norm(x, rows, p, y);
     const std::int32_t shift = p.shift, zero_point = p.output_zero_point;
     for (int r = 0; r < rows; ++r) {
@@ -47,6 +48,7 @@ inline void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N,
             store_clamped(yr + c, vaddq_n_s32(rounded_shift(v, shift), zero_point), live);
         }
     }
+    arm_mve::memory_fence();
 }
 
 }  // namespace cortex_m_mve

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "../../isa/arm_mve.hpp"
 #include "../../reference/rotary_int8.hpp"
 
 namespace staticformer {
@@ -23,6 +24,7 @@ inline int32x4_t turn4(int32x4_t acc) noexcept {
 
 template <int D, int HeadDim, bool Interleaved>
 inline void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+    arm_mve::memory_fence();
     constexpr int P = HeadDim / 2;
     const uint32x4_t first = Interleaved ? vidupq_n_u32(0, 2) : vidupq_n_u32(0, 1);  // a's offsets, b's: + step
     constexpr std::uint32_t step = Interleaved ? 1 : P;
@@ -37,6 +39,7 @@ inline void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* 
             vstrbq_scatter_offset_p_s32(base, vaddq_n_u32(first, step), turn4(vaddq_s32(vmulq_s32(b, c), vmulq_s32(a, s))),
                                         live);
         }
+    arm_mve::memory_fence();
 }
 
 }  // namespace cortex_m_mve

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "../../../math/fixed_point.hpp"
+#include "../../isa/arm_mve.hpp"
 #include "../../reference/softmax_int8.hpp"
 
 namespace staticformer {
@@ -47,6 +48,7 @@ inline int32x4_t exp2_neg_q16(uint32x4_t u) noexcept {
 
 // Scores s[0..n) (overwritten by the exponentials) -> Q15 probabilities p.
 inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::int16_t* p) noexcept {
+    arm_mve::memory_fence();
     std::int32_t max = s[0];
     for (int j = 0; j < n; j += 4) {
         const mve_pred16_t live = vctp32q(n - j);
@@ -67,6 +69,7 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
         const uint32x4_t q = vminq_u32(vrmulhq_u32(twice_e, reciprocal), vdupq_n_u32(32767));
         vstrhq_p_s32(p + j, vreinterpretq_s32_u32(q), live);
     }
+    arm_mve::memory_fence();
 }
 
 }  // namespace cortex_m_mve

@@ -1,4 +1,4 @@
-// staticformer: the int16 stream's add and widening with Helium (MVE, Cortex-M55), integer only
+// staticformer: the int16 stream's add, widening and narrowing with Helium (MVE, Cortex-M55), integer only
 // (optimised; bit-identical to reference/stream_int8.hpp): four values per vector of int32
 // lanes, the parameters' bounds keeping every step in 32 bits as the DSP set's
 // (dsp/stream_int8.hpp); partial vectors predicated.
@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "../../isa/arm_mve.hpp"
 #include "../../params_int8.hpp"
 #include "../../reference/stream_int8.hpp"
 
@@ -34,17 +35,32 @@ STATICFORMER_ALWAYS_INLINE int32x4_t branch(const std::int8_t* a, mve_pred16_t l
 }
 
 inline void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+    arm_mve::memory_fence();
     for (int i = 0; i < n; i += 4) {
         const mve_pred16_t live = vctp32q(n - i);
         store_clamped(x + i, vaddq_s32(vldrhq_z_s32(x + i, live), branch(a + i, live, p)), live);
     }
+    arm_mve::memory_fence();
 }
 
 inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+    arm_mve::memory_fence();
     for (int i = 0; i < n; i += 4) {
         const mve_pred16_t live = vctp32q(n - i);
         store_clamped(y + i, branch(a + i, live, p), live);
     }
+    arm_mve::memory_fence();
+}
+
+// int8 from the stream: x m, the rounded shift, the zero point, clamped.
+inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
+    arm_mve::memory_fence();
+    const std::int32_t m = p.multiplier, shift = p.shift, zero_point = p.zero_point;
+    for (int i = 0; i < n; i += 4) {
+        const mve_pred16_t live = vctp32q(n - i);
+        store_clamped(y + i, vaddq_n_s32(rounded_shift(vmulq_n_s32(vldrhq_z_s32(x + i, live), m), shift), zero_point), live);
+    }
+    arm_mve::memory_fence();
 }
 
 }  // namespace cortex_m_mve
