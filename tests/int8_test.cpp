@@ -2,8 +2,10 @@
 // against exact models. Int8Kernels: the reference kernels on saturating inputs (extreme
 // values, all-equal softmax rows, zero-variance LayerNorm rows). EncoderBitExactInt8: every
 // backend in this build reproduces the committed baseline reference outputs byte for byte.
-// Int8Encoder: padded rows, bad calls, memory. Int8Accuracy: SQNR against the f32 encoder on
-// inputs the quantiser did not see. Int8Stages: the stage-by-stage comparison (quant/stages.hpp).
+// A16w8Kernels: the a16w8 reference kernels against their formulas and the limits that keep
+// their sums in int32. Int8Encoder: padded rows, bad calls, memory. Int8Accuracy: SQNR against
+// the f32 encoder on inputs the quantiser did not see. Int8Stages: the stage-by-stage comparison
+// (quant/stages.hpp).
 #include <gtest/gtest.h>
 
 #include <staticformer/quant/stages.hpp>
@@ -333,6 +335,147 @@ TEST(Int8Kernels, LinearAccumulatesExactlyAtTheExtremes) {
     EXPECT_EQ(y[0], 127);
     EXPECT_EQ(y[1], -128);
     EXPECT_EQ(y[2], 0);
+}
+
+// ---- a16w8: the reference kernels against their formulas in int64 / double -------------------
+
+// round(v * m / 2^shift) half up, clamped to +-limit: the a16w8 outputs' formula, by division.
+std::int16_t clamped_model(std::int64_t v, std::int32_t m, int shift, std::int32_t limit) {
+    const std::int64_t q = rescale_model(std::int32_t(v), m, shift);
+    return std::int16_t(std::max<std::int64_t>(-limit, std::min<std::int64_t>(limit, q)));
+}
+
+TEST(A16w8Kernels, LimitsKeepEverySumInInt32) {
+    for (int in : {1, 4, 64, 255, 256, 257, 384, 1536, 4096, 65536}) {
+        const std::int64_t l = sf::a16w8_limits::input_limit(in);
+        EXPECT_LT(std::int64_t(in) * 128 * l + sf::a16w8_limits::bias_limit, std::int64_t(1) << 31) << in;
+        if (l < 32767) {
+            EXPECT_GE(std::int64_t(in) * 128 * (l + 1) + sf::a16w8_limits::bias_limit, std::int64_t(1) << 31)
+                << in << ": the limit is the largest";
+        }
+        EXPECT_LE(l, 32767);
+    }
+    for (int dh : {2, 8, 16, 64, 128, 256, 1024}) {
+        // a turned value: at most sqrt(2) l (1 + 2^-29) + 1/2 (|(cos, sin)| <= 2^14 (1 + 2^-28), rounded)
+        const std::int64_t l = sf::a16w8_limits::score_limit(dh), turned = std::int64_t(std::sqrt(2.0) * l) + 1;
+        EXPECT_LT(std::int64_t(dh) * turned * turned, std::int64_t(1) << 31) << dh;
+    }
+}
+
+TEST(A16w8Kernels, LinearIsItsFormula) {
+    constexpr int In = 7, Out = 5;
+    static sf::linear_a16w8<In, Out> p{};
+    splitmix64 g{91};
+    const std::int32_t l = p.input_limit;
+    for (int variant = 0; variant < 4; ++variant) {
+        for (int i = 0; i < In; ++i)
+            for (int o = 0; o < Out; ++o) p.w[i / 4][o][i % 4] = variant == 0 ? -128 : std::int8_t(g.next());
+        for (int o = 0; o < Out; ++o) {
+            p.bias[o] = variant == 0 ? p.bias_limit : std::int32_t(g.next() % (2u * p.bias_limit)) - p.bias_limit;
+            p.multiplier[o] = std::int16_t(g.next() % 32768);
+        }
+        p.shift = 1 + int(g.next() % 40);
+        p.output_limit = variant == 1 ? 1 : 1 + std::int32_t(g.next() % 32767);
+        std::int16_t x[3 * In], y[3 * Out];
+        for (int i = 0; i < 3 * In; ++i) x[i] = variant == 0 ? std::int16_t(-l) : std::int16_t(std::int32_t(g.next() % (2u * l + 1)) - l);
+        k::linear(x, 3, p, y);
+        for (int r = 0; r < 3; ++r)
+            for (int o = 0; o < Out; ++o) {
+                std::int64_t acc = p.bias[o];
+                for (int i = 0; i < In; ++i) acc += std::int64_t(x[r * In + i]) * p.w[i / 4][o][i % 4];
+                ASSERT_LT(std::abs(acc), std::int64_t(1) << 31);
+                ASSERT_EQ(y[r * Out + o], clamped_model(acc, p.multiplier[o], p.shift, p.output_limit))
+                    << "variant " << variant << " row " << r << " output " << o;
+            }
+    }
+}
+
+TEST(A16w8Kernels, ActivationInterpolatesItsTable) {
+    static sf::activation_a16w8 a{};
+    splitmix64 g{92};
+    for (int i = 0; i < a.points; ++i) a.table[i] = std::int16_t(std::int32_t(g.next() % 65535) - 32767);
+    a.table[0] = -32767, a.table[1] = 32767, a.table[a.points - 1] = 32767;
+    for (std::int32_t x = -32768; x <= 32767; ++x) {
+        const int i = (x + 32768) / 128, f = (x + 32768) % 128;
+        const double exact = a.table[i] + (double(a.table[i + 1]) - a.table[i]) * f / 128;
+        std::int16_t v = std::int16_t(x);
+        k::activate(&v, 1, a);
+        ASSERT_EQ(v, std::floor(exact + 0.5)) << x;  // round half up
+    }
+}
+
+TEST(A16w8Kernels, GluIsItsFormula) {
+    constexpr int F = 5;
+    static sf::activation_a16w8 a{};
+    for (int i = 0; i < a.points; ++i) a.table[i] = std::int16_t(i * 120 - 30000);
+    const sf::gate_a16w8 p{23456, 20, 9000, 0};
+    splitmix64 g{93};
+    std::int16_t h[2 * 2 * F], in[2 * 2 * F];
+    for (auto& v : in) v = std::int16_t(g.next());
+    in[0] = -32768, in[F] = -32768;
+    std::copy(in, in + 2 * 2 * F, h);
+    k::glu<F>(h, 2, a, p);
+    for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < F; ++i) {
+            std::int16_t activated = in[2 * r * F + i];
+            k::activate(&activated, 1, a);
+            const std::int64_t product = std::int64_t(activated) * in[2 * r * F + F + i];
+            ASSERT_EQ(h[r * F + i], clamped_model(product, p.multiplier, p.shift, p.output_limit)) << r << " " << i;
+        }
+}
+
+TEST(A16w8Kernels, AttentionIsItsFormula) {
+    constexpr int Dh = 8, S = 6, n = 5;
+    const std::int32_t l = sf::a16w8_limits::score_limit(Dh);
+    splitmix64 g{94};
+    std::int16_t q[Dh], keys[S * Dh], kt[Dh * S], v[S * Dh], values[S * Dh], ctx[Dh];
+    for (auto& x : q) x = std::int16_t(std::int32_t(g.next() % (2u * l + 1)) - l);
+    for (auto& x : keys) x = std::int16_t(std::int32_t(g.next() % (2u * l + 1)) - l);
+    for (auto& x : v) x = std::int16_t(g.next());
+    q[0] = std::int16_t(-l), keys[0] = std::int16_t(-l);
+    k::store_keys<Dh, Dh, S>(keys, n, 0, kt);
+    k::store_values<Dh, Dh, S>(v, n, 0, values);
+    std::int32_t s[S];
+    k::attention_scores<Dh, S>(q, kt, n, s);
+    for (int j = 0; j < n; ++j) {
+        std::int64_t dot = 0;
+        for (int d = 0; d < Dh; ++d) dot += std::int64_t(q[d]) * keys[j * Dh + d];
+        ASSERT_EQ(s[j], dot) << j;
+    }
+    const std::int16_t p[n] = {32767, 32767, 1, 0, 16000};  // a sum past 2^15: the bound's worst case
+    const sf::math::fixed_multiplier context{1 << 30, 45};
+    k::attention_context<Dh, Dh>(p, values, n, context, 20000, ctx);
+    for (int d = 0; d < Dh; ++d) {
+        std::int64_t acc = 0;
+        for (int j = 0; j < n; ++j) acc += std::int64_t(p[j]) * v[j * Dh + d];
+        ASSERT_EQ(ctx[d], clamped_model(acc, context.multiplier, context.shift, 20000)) << d;
+    }
+}
+
+TEST(A16w8Kernels, RotaryStreamAddAndNarrowAreTheirFormulas) {
+    constexpr int Dh = 8;
+    const std::int16_t cos[Dh / 2] = {16384, 0, -11585, 16383}, sin[Dh / 2] = {0, 16384, 11585, -1};
+    const std::int16_t in[Dh] = {32767, -32768, 1234, -4321, 32767, 32767, -1, 0};
+    std::int16_t x[Dh];
+    std::copy(in, in + Dh, x);
+    k::rotate<Dh, Dh, true>(x, cos, sin);  // interleaved pairs (2i, 2i + 1)
+    for (int i = 0; i < Dh / 2; ++i) {
+        const double a = in[2 * i], b = in[2 * i + 1];
+        const double first = std::floor((a * cos[i] - b * sin[i]) / 16384 + 0.5);
+        const double second = std::floor((b * cos[i] + a * sin[i]) / 16384 + 0.5);
+        ASSERT_EQ(x[2 * i], std::max(-32768.0, std::min(32767.0, first))) << i;
+        ASSERT_EQ(x[2 * i + 1], std::max(-32768.0, std::min(32767.0, second))) << i;
+    }
+    const std::int16_t branch[4] = {32767, -32768, 5, -5};
+    std::int16_t stream[4] = {32000, -32000, 0, 7};
+    const sf::stream_add_int8 add{0, 32767, 15, 0};
+    k::add(stream, branch, 4, add);
+    const std::int32_t expected[4] = {32767, -32768, 5, 2};  // 32000 + 32766 and -32000 - 32767 saturate
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(stream[i], expected[i]) << i;
+    const sf::stream_narrow_a16w8 narrow{20000, 15, 12000, 0};
+    std::int16_t y[4];
+    k::narrow(branch, 4, narrow, y);
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(y[i], clamped_model(branch[i], 20000, 15, 12000)) << i;
 }
 
 // ---- the whole int8 encoder -----------------------------------------------------------------

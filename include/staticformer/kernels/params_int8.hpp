@@ -38,6 +38,7 @@ constexpr int padded_int16_count(long long bytes_before, int count) noexcept {
 template <int In, int Out>
 struct linear_int8 {
     static_assert(In <= 65536, "int8 linear: at most 65536 inputs (the int32 accumulator must not overflow)");
+    static constexpr int inputs = In, outputs = Out;
     static constexpr int in_groups = (In + 3) / 4;
     // |bias| + In 2^14 < 2^31 (|x w| <= 2^14): every partial sum of acc, in any order a backend
     // adds them, fits in int32. The padding weights (inputs In..4 in_groups - 1) are 0: the

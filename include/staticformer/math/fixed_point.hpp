@@ -42,6 +42,11 @@ constexpr std::int16_t saturate_int16(std::int32_t v) noexcept {
     return std::int16_t(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
 }
 
+// v within [-limit, limit] (a16w8's clamps; 0 <= limit <= 32767).
+constexpr std::int16_t clamp_to(std::int32_t v, std::int32_t limit) noexcept {
+    return std::int16_t(v > limit ? limit : v < -limit ? -limit : v);
+}
+
 // An int8 output: rescale() to the output scale, plus its zero point, saturated.
 constexpr std::int8_t requantize(std::int32_t acc, std::int32_t multiplier, std::int32_t shift,
                                  std::int32_t zero_point) noexcept {

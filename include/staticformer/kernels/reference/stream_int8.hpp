@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "../../math/fixed_point.hpp"
+#include "../params_a16w8.hpp"
 #include "../params_int8.hpp"
 
 namespace staticformer {
@@ -25,6 +26,16 @@ inline void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::in
 // An int8 tensor from the stream (stream_narrow_int8).
 inline void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
     for (int i = 0; i < n; ++i) y[i] = math::requantize(x[i], p.multiplier, p.shift, p.zero_point);
+}
+
+// a16w8: stream += a for an int16 branch (a_zero_point 0: |a m| < 2^30).
+inline void add(std::int16_t* x, const std::int16_t* a, int n, const stream_add_int8& p) noexcept {
+    for (int i = 0; i < n; ++i) x[i] = math::saturate_int16(x[i] + math::rescale(a[i], p.multiplier, p.shift));
+}
+
+// a16w8: a block's int16 input from the stream (post-norm; stream_narrow_a16w8).
+inline void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+    for (int i = 0; i < n; ++i) y[i] = math::clamp_to(math::rescale(x[i], p.multiplier, p.shift), p.output_limit);
 }
 
 }  // namespace reference
