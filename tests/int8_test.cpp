@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/cases.hpp"
@@ -656,6 +657,42 @@ TEST(Int8Encoder, MemoryIsAQuarter) {
     std::printf("demo configuration: weights f32 %zu B, int8 %zu B (%.4f x); workspace f32 %zu B, int8 %zu B\n",
                 enc32::weight_bytes, enc8::weight_bytes, double(enc8::weight_bytes) / double(enc32::weight_bytes),
                 enc32::workspace_bytes, enc8::workspace_bytes);
+}
+
+// a16w8: the quantiser's weights keep every limit, and is_valid finds a producer past its
+// consumer's limit (an int32 sum could overflow), a table entry past the hidden layer's, a
+// LayerNorm that could leave its block input's; its memory: the int8 weights' layout.
+TEST(A16w8Encoder, ValidityChecksEveryLimit) {
+    using cfg = tiny_pre_gelu;
+    const auto w = std::make_unique<sf::encoder_weights<cfg, sf::a16w8>>();
+    sf::quant::calibrator<cfg> c(weights_for<cfg>());
+    std::vector<float> x(std::size_t(cfg::seq_len) * cfg::d_model);
+    splitmix64 g{77};
+    for (int k = 0; k < 2; ++k) fill_uniform(x.data(), x.size(), g, 2.0f), require_ok(c.observe(x.data(), cfg::seq_len), "observe");
+    c.quantize(*w);
+    ASSERT_TRUE(sf::is_valid(*w));
+    auto& l = w->layer[1];
+    const auto broken = [&](auto& field, auto value, const char* what) {
+        const auto kept = field;
+        field = value;
+        EXPECT_FALSE(sf::is_valid(*w)) << what;
+        field = kept;
+        ASSERT_TRUE(sf::is_valid(*w)) << what;
+    };
+    broken(l.query.output_limit, sf::a16w8_limits::score_limit(cfg::head_dim) + 1, "queries past the score limit");
+    broken(l.key.output_limit, 0, "a zero limit");
+    broken(l.attention.context_limit, sf::a16w8_limits::input_limit(cfg::d_model) + 1, "context past out's limit");
+    broken(l.activation.table[7], std::int16_t(sf::a16w8_limits::input_limit(cfg::d_ff) + 1), "table past ff2's limit");
+    broken(l.activation.table[543], std::int16_t(1), "the table's padding");
+    broken(l.norm2.gamma[3], std::int16_t(32767), "a LayerNorm past its block input's limit");
+    broken(l.residual2.a_zero_point, 1, "a branch zero point");
+    broken(l.ff2.bias[0], sf::a16w8_limits::bias_limit + 1, "a bias past its limit");
+    using enc8 = sf::encoder<cfg, sf::int8, sf::reference>;
+    using enc16 = sf::encoder<cfg, sf::a16w8, sf::reference>;
+    static_assert(enc16::weight_bytes == enc8::weight_bytes + cfg::layers * (sizeof(sf::activation_a16w8) - 256),
+                  "a16w8 weights: int8's, with the larger activation table");
+    static_assert(enc16::workspace_bytes == 2 * enc8::workspace_bytes - cfg::seq_len * 4 - cfg::seq_len * 2,
+                  "a16w8 workspace: int8's tensors at twice the bytes, the same scores and probabilities");
 }
 
 // SQNR of the dequantised int8 output against the f32 encoder, on inputs drawn like the

@@ -327,29 +327,30 @@ void check_rms_norm() {
             EXPECT_NEAR(b[r * N + c], want, 4e-7 * (1.0 + std::fabs(want))) << r << "," << c;
         }
     }
-    // int8: scales 1/16 in, 1/32 out; gamma 1.25 (shift 8 + 4), eps 1e-6 in the input's units.
+    // int8: the int16 stream in (scale 1/4096, zero point 0), int8 out (scale 1/32); gamma 1.25
+    // (shift 8 + 4: the input's scale cancels in z), eps 0.
     sf::layer_norm_int8<N> ln{};
     sf::layer_norm_int8<N, true> rms{};
     ln.shift = rms.shift = 12, ln.output_zero_point = rms.output_zero_point = 3;
     ln.eps = rms.eps = 0;
     for (int c = 0; c < N; ++c) ln.gamma[c] = rms.gamma[c] = std::int16_t(1.25 * 32 * 16);
-    rms.input_zero_point = -5;
-    std::vector<std::int8_t> q(N * rows), qa(q.size()), qb(q.size());
+    std::vector<std::int16_t> q(N * rows);
+    std::vector<std::int8_t> qa(q.size()), qb(q.size());
     for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < N; c += 2) {  // pairs zero point + d, zero point - d
-            const int d = int(g.next() % 121) - 60;
-            q[r * N + c] = std::int8_t(rms.input_zero_point + d), q[r * N + c + 1] = std::int8_t(rms.input_zero_point - d);
+        for (int c = 0; c < N; c += 2) {  // pairs +d, -d: rows of mean 0
+            const int d = (int(g.next() % 121) - 60) * 256;
+            q[r * N + c] = std::int16_t(d), q[r * N + c + 1] = std::int16_t(-d);
         }
     K8::layer_norm(q.data(), rows, ln, qa.data());
     K8::layer_norm(q.data(), rows, rms, qb.data());
-    EXPECT_EQ(qa, qb) << "int8, rows whose mean is the zero point";
-    for (auto& v : q) v = std::int8_t(int(g.next() % 256) - 128);
+    EXPECT_EQ(qa, qb) << "int8, rows whose mean is 0";
+    for (auto& v : q) v = std::int16_t(int(g.next() % 65536) - 32768);
     K8::layer_norm(q.data(), rows, rms, qb.data());
     for (int r = 0; r < rows; ++r) {
         double ms = 0.0;
-        for (int c = 0; c < N; ++c) ms += std::pow((q[r * N + c] - rms.input_zero_point) / 16.0, 2) / N;
+        for (int c = 0; c < N; ++c) ms += std::pow(q[r * N + c] / 4096.0, 2) / N;
         for (int c = 0; c < N; ++c) {
-            const double want = (q[r * N + c] - rms.input_zero_point) / 16.0 / std::sqrt(ms) * 1.25;
+            const double want = q[r * N + c] / 4096.0 / std::sqrt(ms) * 1.25;
             const double got = (qb[r * N + c] - rms.output_zero_point) / 32.0;
             if (std::fabs(want * 32 + 3) < 127) {
                 EXPECT_NEAR(got, want, 1.5 / 32) << r << "," << c;

@@ -157,6 +157,7 @@ struct tile_rows {};
 struct f32 {};
 struct f16 {};
 struct int8 {};
+struct a16w8 {};  // int8 weights, int16 activations (weights_a16w8.hpp)
 
 struct reference {};     // normative scalar kernels
 struct simd {};          // xsimd / intrinsics kernels (x86-64, AArch64), bit-identical to reference
@@ -412,6 +413,7 @@ constexpr int worker_tile = tile_for_rows<Cfg, Backend, (Rows + Workers - 1) / W
 
 template <class P>
 constexpr bool is_precision =
-    std::is_same<P, f32>::value || std::is_same<P, f16>::value || std::is_same<P, int8>::value;
+    std::is_same<P, f32>::value || std::is_same<P, f16>::value || std::is_same<P, int8>::value ||
+    std::is_same<P, a16w8>::value;
 
 }  // namespace staticformer

@@ -165,19 +165,24 @@ constexpr bool is_valid(const layer_weights_int8<Cfg>& l) noexcept {
     return ok;
 }
 
+// An integer encoder's weights (int8, a16w8): each layer (valid_layer: its precision's check),
+// and the stream's quantisation symmetric (zero point 0) in and out, through the final LayerNorm
+// if there is one.
+template <class Cfg, class W, class LayerCheck>
+constexpr bool is_valid_integer(const W& w, LayerCheck valid_layer) noexcept {
+    for (const auto& l : w.layer)
+        if (!valid_layer(l)) return false;
+    if (!is_valid(w.input) || !is_valid(w.output) || w.input.zero_point != 0 || w.output.zero_point != 0)
+        return false;
+    if constexpr (Cfg::has_final_norm) return is_valid(w.final_norm.norm) && is_stream_norm(w.final_norm.norm);
+    return true;
+}
+
 }  // namespace detail
 
 template <class Cfg>
 constexpr bool is_valid(const encoder_weights<Cfg, int8>& w) noexcept {
-    for (const auto& l : w.layer)
-        if (!detail::is_valid(l)) return false;
-    // The stream's quantisation is symmetric (zero point 0), in and out.
-    if (!detail::is_valid(w.input) || !detail::is_valid(w.output) || w.input.zero_point != 0 ||
-        w.output.zero_point != 0)
-        return false;
-    if constexpr (Cfg::has_final_norm)
-        return detail::is_valid(w.final_norm.norm) && detail::is_stream_norm(w.final_norm.norm);
-    return true;
+    return detail::is_valid_integer<Cfg>(w, [](const layer_weights_int8<Cfg>& l) { return detail::is_valid(l); });
 }
 
 }  // namespace staticformer

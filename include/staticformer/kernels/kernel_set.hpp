@@ -1,6 +1,6 @@
 // staticformer: the kernel-set interface. The encoders compose kernels only through a kernel
-// set, kernel_set<Backend> (float activations; f32 or f16 weights) and int8_kernel_set<Backend>,
-// so every backend runs the same composition.
+// set, kernel_set<Backend> (float activations; f32 or f16 weights), int8_kernel_set<Backend> and
+// a16w8_kernel_set<Backend>, so every backend runs the same composition.
 //
 // float_kernels and int8_kernels below ARE the interface: each line names one op with the
 // signature every backend provides, and forwards to the normative reference kernel
@@ -17,15 +17,15 @@
 
 #include "../config.hpp"
 #include "../math/fixed_point.hpp"
+#include "params_a16w8.hpp"
 #include "params_int8.hpp"
 #include "reference/activation.hpp"
 #include "reference/activation_int8.hpp"
 #include "reference/add.hpp"
-#include "reference/stream_int8.hpp"
-#include "reference/glu_int8.hpp"
 #include "reference/attention.hpp"
 #include "reference/attention_int8.hpp"
 #include "reference/embedding.hpp"
+#include "reference/glu_int8.hpp"
 #include "reference/layer_norm.hpp"
 #include "reference/layer_norm_int8.hpp"
 #include "reference/linear.hpp"
@@ -34,6 +34,7 @@
 #include "reference/rotary_int8.hpp"
 #include "reference/softmax.hpp"
 #include "reference/softmax_int8.hpp"
+#include "reference/stream_int8.hpp"
 
 namespace staticformer {
 
@@ -41,6 +42,8 @@ template <class Backend>
 struct kernel_set;  // specialised by each backend (reference below, simd/, cortex_m/)
 template <class Backend>
 struct int8_kernel_set;
+template <class Backend>
+struct a16w8_kernel_set;  // every backend: the reference's (a16w8_kernels below) until it has its own
 
 namespace kernels {
 
@@ -181,8 +184,63 @@ struct int8_kernels {
     }
 };
 
+// a16w8: int16 activations, each within its consumer's limit (params_a16w8.hpp); the stream's
+// LayerNorm and softmax are int8's.
+struct a16w8_kernels {
+    static constexpr bool fuses_activation = false;
+    template <int In, int Out>
+    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+        ref::linear(x, rows, p, y);
+    }
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        ref::layer_norm(x, rows, p, y);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
+        ref::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int16_t* v, int rows, int j0, std::int16_t* values) noexcept {
+        ref::store_values<D, HeadDim, S>(v, rows, j0, values);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
+        ref::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        ref::softmax_rows<Stride>(s, rows, n, m, p);
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        ref::softmax(s, n, m, p);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
+                                  std::int16_t* ctx) noexcept {
+        ref::attention_context<HeadDim, VStride>(p, v, n, a.context, a.context_limit, ctx);
+    }
+    static void activate(std::int16_t* x, int n, const activation_a16w8& a) noexcept { ref::activate(x, n, a); }
+    template <int F>
+    static void glu(std::int16_t* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
+        ref::glu<F>(h, rows, a, p);
+    }
+    static void add(std::int16_t* x, const std::int16_t* a, int n, const stream_add_int8& p) noexcept {
+        ref::add(x, a, n, p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+        ref::narrow(x, n, p, y);
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int16_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        ref::rotate<D, HeadDim, Interleaved>(x, cos, sin);
+    }
+};
+
 }  // namespace kernels
 
+template <class Backend>
+struct a16w8_kernel_set : kernels::a16w8_kernels {};
 template <>
 struct kernel_set<reference> : kernels::float_kernels {};
 template <>

@@ -13,11 +13,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../math/finite.hpp"
 #include "../model_weights.hpp"
 #include "../model_weights_int8.hpp"
 #include "../status.hpp"
+#include "../weights_a16w8.hpp"
 #include "../weights_int8.hpp"
 
 namespace staticformer {
@@ -54,15 +56,17 @@ inline status quantize_values(const float* x, T* q, std::size_t n, const quantiz
 }
 }  // namespace detail
 
-// n input values x -> q (the stream), with the weights' input quantisation.
-template <class Cfg>
-status quantize_input(const encoder_weights<Cfg, int8>& w, const float* x, std::int16_t* q, std::size_t n) noexcept {
+// n input values x -> q (the stream), with the weights' input quantisation (int8 or a16w8).
+template <class Cfg, class P>
+status quantize_input(const encoder_weights<Cfg, P>& w, const float* x, std::int16_t* q, std::size_t n) noexcept {
+    static_assert(std::is_same<P, int8>::value || std::is_same<P, a16w8>::value, "quantize_input: integer weights");
     return detail::quantize_values(x, q, n, w.input);
 }
 
 // n output values q (the stream) -> y, with the weights' output quantisation.
-template <class Cfg>
-void dequantize_output(const encoder_weights<Cfg, int8>& w, const std::int16_t* q, float* y, std::size_t n) noexcept {
+template <class Cfg, class P>
+void dequantize_output(const encoder_weights<Cfg, P>& w, const std::int16_t* q, float* y, std::size_t n) noexcept {
+    static_assert(std::is_same<P, int8>::value || std::is_same<P, a16w8>::value, "dequantize_output: integer weights");
     for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.output);
 }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../encoder.hpp"
+#include "../weights_a16w8.hpp"
 #include "calibration.hpp"
 
 namespace staticformer {
@@ -132,26 +133,38 @@ inline std::int8_t quantize_value(double x, const tensor_report& q) {
     return clamp_to<std::int8_t>(round_half_up(x / q.scale) + q.zero_point, -128, 127);
 }
 
-// out: the outputs' range; glu's first linear gives outputs from gate_from on the range `gate`:
-// their multipliers carry its scale, and their biases the step from out's zero point to its.
-template <int In, int Out>
-void quantize_linear(const float* w, int w_stride, const float* b, const tensor_report& in, const tensor_report& out,
-                     linear_int8<In, Out>& q, report& rep, const tensor_report* gate = nullptr, int gate_from = Out) {
-    constexpr std::int64_t bound = linear_int8<In, Out>::bias_limit;  // load_blob's range
+// Output o's weights (column o of w, In rows w_stride apart) per channel into q.w: returns their
+// scale; sum gets the sum of the int8 weights.
+template <class Q>
+double quantize_column(const float* w, int w_stride, int o, Q& q, std::int64_t& sum) {
+    constexpr int In = Q::inputs;
+    double m = 0.0;
+    for (int i = 0; i < In; ++i) m = std::max(m, double(std::fabs(w[i * w_stride + o])));
+    const double scale = m > 0.0 ? m / 127.0 : 1.0;
+    sum = 0;
+    for (int g = 0; g < q.in_groups; ++g)
+        for (int k = 0; k < 4; ++k) {
+            const int i = 4 * g + k;
+            const std::int8_t v = i < In ? clamp_to<std::int8_t>(round_half_up(w[i * w_stride + o] / scale), -127, 127) : 0;
+            q.w[g][o][k] = v;
+            sum += v;
+        }
+    return scale;
+}
+
+// A linear layer's weights, biases, shift and multipliers (linear_int8 or linear_a16w8); out: the
+// outputs' range; glu's first linear gives outputs from gate_from on the range `gate`, whose
+// multipliers carry its scale.
+template <class Q>
+void quantize_weights(const float* w, int w_stride, const float* b, const tensor_report& in, const tensor_report& out,
+                      Q& q, report& rep, const tensor_report* gate, int gate_from) {
+    constexpr int Out = Q::outputs;
+    constexpr std::int64_t bound = Q::bias_limit;  // load_blob's range
     constexpr double limit = double(bound < (1 << 30) ? bound : (1 << 30));
     std::vector<double> real(Out);
     for (int o = 0; o < Out; ++o) {
-        double m = 0.0;
-        for (int i = 0; i < In; ++i) m = std::max(m, double(std::fabs(w[i * w_stride + o])));
-        const double scale = m > 0.0 ? m / 127.0 : 1.0;
         std::int64_t sum = 0;
-        for (int g = 0; g < q.in_groups; ++g)
-            for (int k = 0; k < 4; ++k) {
-                const int i = 4 * g + k;
-                const std::int8_t v = i < In ? clamp_to<std::int8_t>(round_half_up(w[i * w_stride + o] / scale), -127, 127) : 0;
-                q.w[g][o][k] = v;
-                sum += v;
-            }
+        const double scale = quantize_column(w, w_stride, o, q, sum);
         const double bias = round_half_up(double(b[o]) / (in.scale * scale)) - double(in.zero_point) * double(sum);
         if (bias > limit || bias < -limit) ++rep.saturated_biases;
         q.bias[o] = clamp_to<std::int32_t>(bias, -limit, limit);
@@ -161,12 +174,22 @@ void quantize_linear(const float* w, int w_stride, const float* b, const tensor_
     q.shift = encode(largest, 15).shift;
     for (int o = 0; o < Out; ++o)
         q.multiplier[o] = clamp_to<std::int16_t>(round_half_up(std::ldexp(real[o], q.shift)), 0, 32767);
+    for (int o = Out; o < q.multiplier_count; ++o) q.multiplier[o] = 0;  // the layout's padding
+}
+
+// int8: the outputs' zero point; glu's gate outputs' biases also carry the step from out's zero
+// point to the gate's.
+template <int In, int Out>
+void quantize_linear(const float* w, int w_stride, const float* b, const tensor_report& in, const tensor_report& out,
+                     linear_int8<In, Out>& q, report& rep, const tensor_report* gate = nullptr, int gate_from = Out) {
+    constexpr std::int64_t bound = linear_int8<In, Out>::bias_limit;
+    constexpr double limit = double(bound < (1 << 30) ? bound : (1 << 30));
+    quantize_weights(w, w_stride, b, in, out, q, rep, gate, gate_from);
     for (int o = gate_from; o < Out; ++o) {  // the zero point's step, in bias units (none at multiplier 0)
         if (q.multiplier[o] == 0) continue;
         const double step = std::ldexp(double(gate->zero_point - out.zero_point), q.shift) / q.multiplier[o];
         q.bias[o] = clamp_to<std::int32_t>(double(q.bias[o]) + round_half_up(step), -limit, limit);
     }
-    for (int o = Out; o < q.multiplier_count; ++o) q.multiplier[o] = 0;  // the layout's padding
     q.output_zero_point = out.zero_point;
 }
 
@@ -223,6 +246,67 @@ void activation_table(const tensor_report& in, const tensor_report& out, std::in
     }
 }
 
+// ---- a16w8: int8 weights as above, every activation int16 and symmetric, scaled to the limit
+// its consumers' int32 sums allow (kernels/params_a16w8.hpp) --------------------------------
+
+// Each int16 range (and the stream's) spans this many times the calibrated extent.
+constexpr double a16_headroom = 2.0;
+
+// A tensor's symmetric range over `limit` steps each side (min-max or percentile of |x|, with
+// the headroom).
+inline tensor_report choose_a16(const std::vector<float>& v, const options& o, std::int32_t limit) {
+    tensor_report t = choose(v, o, true);
+    t.scale = t.scale * 127.0 * a16_headroom / limit;
+    return t;
+}
+
+// a16w8: the outputs clamped to out_limit (symmetric ranges: no zero points).
+template <int In, int Out>
+void quantize_linear(const float* w, int w_stride, const float* b, const tensor_report& in, const tensor_report& out,
+                     std::int32_t out_limit, linear_a16w8<In, Out>& q, report& rep, const tensor_report* gate = nullptr,
+                     int gate_from = Out) {
+    quantize_weights(w, w_stride, b, in, out, q, rep, gate, gate_from);
+    q.output_limit = out_limit;
+}
+
+// A LayerNorm into a block input of `limit` steps: the calibrated range, widened until no input
+// can take an output past the limit (weights_a16w8.hpp, norm_output_bound). Returns the range.
+template <int N, bool Rms>
+tensor_report quantize_block_norm(const float* gamma, const float* beta, float eps, const tensor_report& in,
+                                  tensor_report out, std::int32_t limit, layer_norm_int8<N, Rms>& q) {
+    double worst = 0.0;  // |z| <= sqrt(N) in real units
+    for (int c = 0; c < N; ++c)
+        worst = std::max(worst, std::fabs(double(gamma[c])) * std::sqrt(double(N)) + std::fabs(double(beta[c])));
+    out.scale = std::max(out.scale, worst / limit);
+    for (;;) {
+        quantize_layer_norm(gamma, beta, eps, in, out, q);
+        if (staticformer::detail::norm_output_bound(q) <= limit) return out;
+        out.scale *= 1.01;
+    }
+}
+
+// The activation at the table's 513 points, x = (-32768 + 128 k) s_in, into the output's range.
+template <activation_kind Act>
+void activation_table(const tensor_report& in, const tensor_report& out, std::int32_t limit, activation_a16w8& a) {
+    for (int k = 0; k < a.points; ++k) {
+        float x = float(double(-32768 + 128 * k) * in.scale);
+        kernels::reference::activate<Act>(&x, 1);
+        a.table[k] = clamp_to<std::int16_t>(round_half_up(double(x) / out.scale), -limit, limit);
+    }
+    for (int k = a.points; k < int(sizeof a.table / sizeof a.table[0]); ++k) a.table[k] = 0;
+}
+
+inline gate_a16w8 quantize_gate(const tensor_report& a, const tensor_report& b, const tensor_report& out,
+                                std::int32_t limit) {
+    const gate_int8 g = quantize_gate(a, b, out);
+    return {g.multiplier, g.shift, limit, 0};
+}
+
+inline stream_narrow_a16w8 quantize_narrow(const tensor_report& stream, const tensor_report& y, std::int32_t limit) {
+    const stream_narrow_int8 n = quantize_narrow(stream, y);
+    return {n.multiplier, n.shift, limit, 0};
+}
+
 }  // namespace detail
 
 // Collects calibration statistics: each observe() runs the f32 reference encoder on one input
@@ -253,16 +337,24 @@ public:
         return status::ok;
     }
 
-    // Chooses every tensor's range and quantises the weights into q.
-    report quantize(encoder_weights<Cfg, int8>& q, const options& o = {}) const {
+    // Chooses every tensor's range and quantises the weights into q (int8 or a16w8).
+    template <class P>
+    report quantize(encoder_weights<Cfg, P>& q, const options& o = {}) const {
+        static_assert(std::is_same<P, int8>::value || std::is_same<P, a16w8>::value, "quantize: int8 or a16w8 weights");
+        // a16w8's int16 ranges keep twice the calibrated extent: inputs the calibration never saw
+        // reach past it (the output projection's by 30% on the reference configurations), and
+        // 15 bits leave room to spare.
+        constexpr double headroom = std::is_same<P, a16w8>::value ? detail::a16_headroom : 1.0;
         report rep;
         rep.layer.resize(Cfg::layers);
-        const tensor_report stream = stream_range();
+        tensor_report stream = stream_range();
+        stream.scale *= headroom;
         rep.input = stream;
         for (int l = 0; l < Cfg::layers; ++l) quantize_layer(l, stream, o, q.layer[l], rep);
         rep.output = stream;
         if constexpr (Cfg::has_final_norm) {
             rep.output = detail::choose_stream({&rec_.final_out});
+            rep.output.scale *= headroom;
             detail::quantize_layer_norm(weights_.final_norm.gamma, values_of(weights_.final_norm.beta), Cfg::final_eps,
                                         stream, rep.output, q.final_norm.norm);
         }
@@ -351,6 +443,82 @@ private:
         detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), hidden, ff2, lq.ff2, rep);
         lq.residual2 = detail::quantize_stream_add(ff2, stream);
         detail::quantize_layer_norm(w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, stream, norm2_out, lq.norm2);
+    }
+
+    // a16w8's layer l: every tensor symmetric over its consumers' limit (params_a16w8.hpp).
+    void quantize_layer(int l, const tensor_report& stream, const options& o, layer_weights_a16w8<Cfg>& lq,
+                        report& rep) const {
+        constexpr int D = Cfg::d_model, KV = Cfg::kv_dim, QKV = Cfg::qkv_width;
+        constexpr std::int32_t in_d = a16w8_limits::input_limit(D), whole = 32767;
+        constexpr std::int32_t scores = a16w8_limits::score_limit(Cfg::head_dim);
+        const auto& w = weights_.layer[l];
+        const observations& obs = rec_.layer[l];
+        tensor_report* t = rep.layer[l].t;
+        auto pick = [&](point p, std::int32_t limit) -> tensor_report& {
+            return t[int(p)] = detail::choose_a16(obs[p], o, limit);
+        };
+        t[int(point::norm1_in)] = t[int(point::norm2_in)] = stream;
+        lq.input1 = lq.input2 = {};  // (the parts a configuration does not use stay 0)
+        lq.gate = {};
+        for (std::int32_t& r : lq.reserved) r = 0;
+        // Each block's input: pre-norm LN(stream), its range widened to the LayerNorm's bound;
+        // post-norm the stream narrowed.
+        tensor_report attention_in, ffn_in;
+        if constexpr (Cfg::norm_first) {
+            attention_in = t[int(point::norm1_out)] = detail::quantize_block_norm(
+                w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, stream, pick(point::norm1_out, in_d), in_d, lq.norm1);
+            ffn_in = t[int(point::norm2_out)] = detail::quantize_block_norm(
+                w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, stream, pick(point::norm2_out, in_d), in_d, lq.norm2);
+        } else {
+            t[int(point::norm1_out)] = t[int(point::norm2_out)] = stream;
+            attention_in = detail::choose_a16(entering(l), o, in_d);
+            ffn_in = detail::choose_a16(obs[point::norm1_out], o, in_d);
+            lq.input1 = detail::quantize_narrow(stream, attention_in, in_d);
+            lq.input2 = detail::quantize_narrow(stream, ffn_in, in_d);
+            detail::quantize_layer_norm(w.norm1_gamma, values_of(w.norm1_beta), Cfg::eps, stream, stream, lq.norm1);
+            detail::quantize_layer_norm(w.norm2_gamma, values_of(w.norm2_beta), Cfg::eps, stream, stream, lq.norm2);
+        }
+        const tensor_report& query = pick(point::query, scores);
+        const tensor_report& key = pick(point::key, scores);
+        const tensor_report& value = pick(point::value, whole);
+        const tensor_report& context = pick(point::context, in_d);
+        const tensor_report& attention_out = pick(point::attention_out, whole);
+        const float* b = values_of(w.qkv_b);
+        detail::quantize_linear(&w.qkv_w[0][0], QKV, b, attention_in, query, scores, lq.query, rep);
+        detail::quantize_linear(&w.qkv_w[0][D], QKV, b + D, attention_in, key, scores, lq.key, rep);
+        detail::quantize_linear(&w.qkv_w[0][D + KV], QKV, b + D + KV, attention_in, value, whole, lq.value, rep);
+        lq.attention.logits = detail::encode(
+            65536.0 * query.scale * key.scale / (std::sqrt(double(Cfg::head_dim)) * detail::ln2), 31);
+        lq.attention.context = detail::encode(value.scale / (32768.0 * context.scale), 31);
+        lq.attention.context_limit = in_d;
+        lq.attention.reserved = 0;
+        detail::quantize_linear(&w.out_w[0][0], D, values_of(w.out_b), context, attention_out, whole, lq.out, rep);
+        lq.residual1 = detail::quantize_stream_add(attention_out, stream);
+        quantize_feed_forward(l, ffn_in, stream, o, lq, rep);
+    }
+    // a16w8's feed-forward block: ff1 (glu: [a | gate]) over the whole int16 range, the hidden
+    // layer within ff2's input limit.
+    void quantize_feed_forward(int l, const tensor_report& ffn_in, const tensor_report& stream, const options& o,
+                               layer_weights_a16w8<Cfg>& lq, report& rep) const {
+        constexpr int D = Cfg::d_model, F = Cfg::d_ff;
+        constexpr std::int32_t in_f = a16w8_limits::input_limit(F), whole = 32767;
+        const auto& w = weights_.layer[l];
+        const observations& obs = rec_.layer[l];
+        tensor_report* t = rep.layer[l].t;
+        auto pick = [&](point p, std::int32_t limit) -> tensor_report& {
+            return t[int(p)] = detail::choose_a16(obs[p], o, limit);
+        };
+        const tensor_report& ff1 = pick(point::ff1, whole);
+        const tensor_report& activation = pick(point::activation, Cfg::is_gated ? whole : in_f);
+        const tensor_report& gate_in = Cfg::is_gated ? pick(point::gate_in, whole) : ff1;
+        const tensor_report& hidden = Cfg::is_gated ? pick(point::gate, in_f) : activation;
+        const tensor_report& ff2 = pick(point::ff2, whole);
+        detail::quantize_linear(&w.ff1_w[0][0], Cfg::ff1_width, values_of(w.ff1_b), ffn_in, ff1, whole, lq.ff1, rep,
+                                &gate_in, F);
+        detail::activation_table<Cfg::activation>(ff1, activation, Cfg::is_gated ? whole : in_f, lq.activation);
+        if constexpr (Cfg::is_gated) lq.gate = detail::quantize_gate(activation, gate_in, hidden, in_f);
+        detail::quantize_linear(&w.ff2_w[0][0], D, values_of(w.ff2_b), hidden, ff2, whole, lq.ff2, rep);
+        lq.residual2 = detail::quantize_stream_add(ff2, stream);
     }
 
     const encoder_weights<Cfg, f32>& weights_;
