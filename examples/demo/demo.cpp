@@ -80,8 +80,7 @@ template <class P>
 void print_memory(const char* name) {
     using enc = sf::encoder<cfg, P, sf::reference>;  // tile of 4 rows
     // The simd backend's tile is the whole sequence (its workspace is a compile-time size too).
-    using simd_workspace = std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8_for<cfg, sf::simd>,
-                                              sf::workspace_for<cfg, sf::simd>>;
+    using simd_workspace = typename sf::precision_traits<P>::template workspace<cfg, sf::tile_for<cfg, sf::simd>>;
     std::printf("  %-5s weights %7zu B (%.3f x f32)   workspace %6zu B (reference), %6zu B (simd)\n", name,
                 enc::weight_bytes, double(enc::weight_bytes) / double(sf::encoder<cfg>::weight_bytes),
                 enc::workspace_bytes, sizeof(simd_workspace));
@@ -164,6 +163,7 @@ int main(int argc, char** argv) {
     print_memory<sf::f32>("f32");
     print_memory<sf::f16>("f16");
     print_memory<sf::int8>("int8");
+    print_memory<sf::a16w8>("a16w8");
     const bool int8_equal = run_int8();
     const digits_data digits{digits_vit,   digits_vit_f16,     digits_vit_int8,    digits_tokens,
                              digits_tokens_f16, digits_tokens_int8, digits_test_images, digits_test_labels,
