@@ -627,19 +627,28 @@ TEST(Int8Stages, EachTensorAgainstF32) {
     check_stages<swiglu_causal>("swiglu_causal");          // glu, causal
 }
 
-TEST(Int8Encoder, StatusAndInPlace) {
+// Bad calls leave the output untouched; in place gives the same bytes; padded rows are 0. For
+// a16w8 too, whose default backend (the reference kernels so far) gives the reference's bytes.
+template <class P>
+void check_status_and_in_place() {
     using cfg = odd_pre_gelu;
-    sf::encoder<cfg, sf::int8> enc{weights_for<cfg, sf::int8>()};
+    sf::encoder<cfg, P> enc{weights_for<cfg, P>()};
+    sf::encoder<cfg, P, sf::reference> reference{weights_for<cfg, P>()};
     const auto x = make_input_int8<cfg>(input_kind::normal);
-    std::vector<stream_t> y(x.size(), 42), z(x);
+    std::vector<stream_t> y(x.size(), 42), z(x), r(x.size(), 7);
     for (int n : {0, -1, cfg::seq_len + 1}) EXPECT_EQ(enc.forward(x.data(), y.data(), n), sf::status::bad_valid_len);
     for (stream_t v : y) ASSERT_EQ(v, 42);
     EXPECT_EQ(enc.forward(nullptr, y.data(), 1), sf::status::null_pointer);
     EXPECT_EQ(enc.forward(z.data(), z.data() + 1, 1), sf::status::overlapping_buffers);
     ASSERT_EQ(enc.forward(x.data(), y.data(), 5), sf::status::ok);
     ASSERT_EQ(enc.forward(z.data(), z.data(), 5), sf::status::ok);
+    ASSERT_EQ(reference.forward(x.data(), r.data(), 5), sf::status::ok);
     EXPECT_EQ(y, z);
+    EXPECT_EQ(y, r);
+    for (std::size_t i = 5 * cfg::d_model; i < y.size(); ++i) ASSERT_EQ(y[i], 0) << i;
 }
+TEST(Int8Encoder, StatusAndInPlace) { check_status_and_in_place<sf::int8>(); }
+TEST(A16w8Encoder, StatusAndInPlace) { check_status_and_in_place<sf::a16w8>(); }
 
 // The demo configuration: int8 weights (scales, biases, tables included) at most 0.2723 x f32
 // (0.270 before the layout's 64-byte units: 912 bytes of padding, 0.8%; 0.2719 before the int16

@@ -126,9 +126,9 @@ inline void require_ok(sf::status s, const char* what) {
     std::abort();
 }
 
-// The int8 weights of weights_for: the f32 ones calibrated and quantised by the library.
-template <class Cfg>
-void calibrate(sf::encoder_weights<Cfg, sf::int8>& w) {
+// The int8 (or a16w8) weights of weights_for: the f32 ones calibrated and quantised by the library.
+template <class Cfg, class P>
+void calibrate(sf::encoder_weights<Cfg, P>& w) {
     sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
     require_ok(c.observe(make_input<Cfg>(input_kind::normal).data(), Cfg::seq_len), "calibrator::observe");
     for (int k = 1; k * Cfg::seq_len < 64; ++k) {  // at least 64 rows of calibration data
