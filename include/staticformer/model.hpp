@@ -472,7 +472,8 @@ inline int arg_max(const T* values, int n) noexcept {
 template <class M, class P = f32, class Backend = default_backend>
 class model {
     static_assert(is_model_config<M>::value, "model needs a model_config as its first argument");
-    static_assert(is_precision<P>, "precision must be staticformer::f32, f16 or int8");
+    static_assert(is_precision<P> && !std::is_same<P, a16w8>::value,
+                  "precision must be staticformer::f32, f16 or int8 (a16w8 models: not yet)");
     static_assert(detail::backend_check<P, Backend>::value, "");
 
 public:

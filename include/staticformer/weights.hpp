@@ -125,7 +125,7 @@ template <class Cfg, class P>
 struct encoder_weights {
     static_assert(is_encoder_config<Cfg>::value, "encoder_weights needs an encoder_config");
     static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
-                  "precision must be staticformer::f32, f16 or int8");
+                  "precision must be staticformer::f32, f16, int8 or a16w8");
     using config = Cfg;
     using precision = P;
     using element = weight_element_t<P>;  // float, or std::uint16_t holding binary16 bits
