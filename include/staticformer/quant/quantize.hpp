@@ -278,11 +278,11 @@ tensor_report quantize_block_norm(const float* gamma, const float* beta, float e
     for (int c = 0; c < N; ++c)
         worst = std::max(worst, std::fabs(double(gamma[c])) * std::sqrt(double(N)) + std::fabs(double(beta[c])));
     out.scale = std::max(out.scale, worst / limit);
-    for (;;) {
+    for (int step = 0; step < 4096; ++step, out.scale *= 1.01) {  // (1.01^4096 > 10^17: any finite weights)
         quantize_layer_norm(gamma, beta, eps, in, out, q);
-        if (staticformer::detail::norm_output_bound(q) <= limit) return out;
-        out.scale *= 1.01;
+        if (staticformer::detail::norm_output_bound(q) <= limit) break;
     }
+    return out;  // (non-finite weights: is_valid refuses what is left)
 }
 
 // The activation at the table's 513 points, x = (-32768 + 128 k) s_in, into the output's range.
