@@ -4,6 +4,7 @@
 // benchmark weights quantised by quant::calibrator (tests/common/cases.hpp, weights_for).
 // Names (parsed by make_results.py, alongside bench_encoder.cpp's):
 //   encoder/<cfg>/int8/<backend>/<d>        whole encoder at valid_len = seq_len / d
+//   encoder/<cfg>/a16w8/<backend>/1         whole a16w8 encoder (int16 activations)
 //   share/<cfg>/int8/simd                   share of each kind of kernel in a whole pass
 //   kernel/<cfg>/<kernel>/int8/<backend>    one kernel at the whole-sequence shapes
 //   int8_dot_peak/<chains>                  dot-product throughput, that many chains
@@ -38,14 +39,14 @@ void set_element_rate(benchmark::State& state, double elements) {
     state.counters["Gelem/s"] = benchmark::Counter(elements * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// ---- whole int8 encoder ---------------------------------------------------------------------
+// ---- whole int8 (and a16w8) encoder -----------------------------------------------------------
 
-template <class Cfg, class Backend>
+template <class Cfg, class Backend, class P = sf::int8>
 void encoder_int8(benchmark::State& state) {
-    using encoder_type = sf::encoder<Cfg, sf::int8, Backend>;
-    static encoder_type enc{sftest::weights_for<Cfg, sf::int8>()};
+    using encoder_type = sf::encoder<Cfg, P, Backend>;
+    static encoder_type enc{sftest::weights_for<Cfg, P>()};
     const int n = Cfg::seq_len / int(state.range(0));  // valid_len = seq_len / divisor
-    const auto x = sftest::make_input_int8<Cfg>(sftest::input_kind::normal);
+    const auto x = sftest::make_input_int8<Cfg, P>(sftest::input_kind::normal);
     std::vector<sftest::stream_t> y(x.size());
     for (auto _ : state) {
         enc.forward(x.data(), y.data(), n);
@@ -65,7 +66,15 @@ void encoder_int8(benchmark::State& state) {
         ->Arg(1)                                                                                                   \
         ->Unit(benchmark::kMicrosecond);                                                                           \
     BENCHMARK_TEMPLATE(encoder_int8, cfg, sf::simd)->Name("encoder/" #cfg "/int8/simd")->Arg(1)->Arg(2)->Arg(4)->Unit( \
-        benchmark::kMicrosecond);
+        benchmark::kMicrosecond);                                                                                  \
+    BENCHMARK_TEMPLATE(encoder_int8, cfg, sf::reference, sf::a16w8)                                                \
+        ->Name("encoder/" #cfg "/a16w8/reference")                                                                 \
+        ->Arg(1)                                                                                                   \
+        ->Unit(benchmark::kMicrosecond);                                                                           \
+    BENCHMARK_TEMPLATE(encoder_int8, cfg, sf::simd, sf::a16w8)                                                     \
+        ->Name("encoder/" #cfg "/a16w8/simd")                                                                      \
+        ->Arg(1)                                                                                                   \
+        ->Unit(benchmark::kMicrosecond);
 ENCODER_ROWS(tiny)
 ENCODER_ROWS(small)
 ENCODER_ROWS(mini)

@@ -190,6 +190,75 @@ TEST(Int8SimdKernels, LinearEncoderShapes) {
     check_linear<128, 130>(73);
 }
 
+// ---- a16w8 linear ----------------------------------------------------------------------------
+
+using ref16 = sf::a16w8_kernel_set<sf::reference>;
+using vec16 = sf::a16w8_kernel_set<sftest::int8_vector>;
+
+// An int16 input within l = input_limit(In): the pattern's extremes are -l and l, random ones
+// anywhere between.
+std::int16_t value16(fill f, std::size_t i, std::size_t n, std::int32_t l, splitmix64& g) {
+    const std::int32_t v = value(f, i, n, g);
+    if (f == fill::random) return std::int16_t(std::int64_t(g.next() % std::uint64_t(2 * l + 1)) - l);
+    return std::int16_t(v == -128 ? -l : v == 127 ? l : v);
+}
+
+// The a16w8 linear layer (int16 rows, int8 weights) against the reference, memcmp: the same
+// shapes, weights and shifts as int8's, inputs at their limit, biases at +-bias_limit, output
+// limits 1, 32767 and between, and one negative multiplier (x86: the general rescale).
+template <int In, int Out>
+void check_linear_a16w8(std::uint64_t seed) {
+    splitmix64 g{seed};
+    auto p = std::make_unique<sf::linear_a16w8<In, Out> >();
+    constexpr std::int32_t l = sf::linear_a16w8<In, Out>::input_limit;
+    for (fill wf : fills) {
+        for (int i = 0; i < In; ++i)
+            for (int o = 0; o < Out; ++o) p->w[i / 4][o][i % 4] = value(wf, std::size_t(i) * Out + o, In * Out, g);
+        for (int o = 0; o < Out; ++o) {
+            const std::int32_t edges[] = {1 << 30, -(1 << 30), 0, std::int32_t(g.next() >> 34) - (1 << 29)};
+            p->bias[o] = edges[(o + int(wf)) % 4];
+            const std::int16_t multipliers[] = {0, 32767, std::int16_t(g.next() >> 49), 1};
+            p->multiplier[o] = multipliers[(o + 2 * int(wf)) % 4];
+        }
+        if (wf == fill::alternating) p->multiplier[Out / 2] = -12345;
+        for (int shift : {1, 16, 17, 20, 31, 40, 47, 48, 62}) {
+            p->shift = shift;
+            const std::int32_t limits[] = {1, 32767, std::int32_t(g.next() % 32767) + 1};
+            p->output_limit = limits[shift % 3];
+            for (int rows = 1; rows <= 8; ++rows) {
+                const fill xf = fills[(int(wf) + shift + rows) % fill_count];
+                std::vector<std::int16_t> x(std::size_t(rows) * In);  // exactly rows x In
+                for (std::size_t i = 0; i < x.size(); ++i) x[i] = value16(xf, i, x.size(), l, g);
+                std::vector<std::int16_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
+                ref16::linear(x.data(), rows, *p, a.data());
+                vec16::linear(x.data(), rows, *p, b.data());
+                ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * 2), 0)
+                    << "In " << In << " Out " << Out << " rows " << rows << " shift " << shift << " weights " << int(wf)
+                    << " inputs " << int(xf);
+            }
+        }
+    }
+}
+
+template <int In>
+void check_linear_a16w8_outs(std::uint64_t seed) {
+    check_linear_a16w8<In, 1>(seed);
+    check_linear_a16w8<In, 3>(seed + 1);
+    check_linear_a16w8<In, 17>(seed + 2);
+    check_linear_a16w8<In, 40>(seed + 3);
+    check_linear_a16w8<In, 65>(seed + 4);
+}
+
+TEST(A16w8SimdKernels, LinearOddShapes) {
+    check_linear_a16w8_outs<1>(101);
+    check_linear_a16w8_outs<3>(110);
+    check_linear_a16w8_outs<7>(130);
+    check_linear_a16w8_outs<70>(150);
+    check_linear_a16w8_outs<257>(160);
+    check_linear_a16w8<64, 256>(171);
+    check_linear_a16w8<256, 64>(172);
+}
+
 // ---- attention --------------------------------------------------------------------------------
 
 // Scores of one query against n keys of each of two heads, compared over [0, n). Each kernel
@@ -294,6 +363,91 @@ TEST(Int8SimdKernels, AttentionContext) {
     check_context<32, 96, 69>(23);  // an odd number of rows
     check_context<16, 48, 69>(24);
     check_context<48, 96>(25);
+}
+
+// a16w8 attention: int16 queries and keys within score_limit(HeadDim), any int16 values; each
+// set's keys and values in its own layout (its store_keys / store_values in tiles of 5 rows).
+template <int HeadDim, int S>
+void check_scores_a16w8(std::uint64_t seed) {
+    constexpr int D = 2 * HeadDim;
+    constexpr std::int32_t l = sf::a16w8_limits::score_limit(HeadDim);
+    splitmix64 g{seed};
+    for (fill f : fills) {
+        std::vector<std::int16_t> q(HeadDim), keys(static_cast<std::size_t>(S) * D);
+        for (std::size_t i = 0; i < q.size(); ++i) q[i] = value16(fills[(int(f) + 1) % fill_count], i, q.size(), l, g);
+        for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = value16(f, i, keys.size(), l, g);
+        std::vector<std::int16_t> kt_ref(std::size_t(D) * S), kt_vec(kt_ref.size());
+        for (int j0 = 0; j0 < S; j0 += 5) {
+            const int rows = S - j0 < 5 ? S - j0 : 5;
+            ref16::store_keys<D, HeadDim, S>(keys.data() + j0 * D, rows, j0, kt_ref.data());
+            vec16::store_keys<D, HeadDim, S>(keys.data() + j0 * D, rows, j0, kt_vec.data());
+        }
+        for (int h = 0; h < 2; ++h)
+            for (int n = 1; n <= S; n += n < 20 ? 1 : 7) {
+                std::vector<std::int32_t> a(S, 5), b(S, 5);
+                ref16::attention_scores<HeadDim, S>(q.data(), kt_ref.data() + h * HeadDim * S, n, a.data());
+                vec16::attention_scores<HeadDim, S>(q.data(), kt_vec.data() + h * HeadDim * S, n, b.data());
+                ASSERT_EQ(std::memcmp(a.data(), b.data(), sizeof(std::int32_t) * S), 0)
+                    << "HeadDim " << HeadDim << " S " << S << " head " << h << " n " << n << " fill " << int(f);
+            }
+    }
+}
+
+TEST(A16w8SimdKernels, AttentionScores) {
+    check_scores_a16w8<1, 1>(201);
+    check_scores_a16w8<3, 17>(202);
+    check_scores_a16w8<8, 33>(203);
+    check_scores_a16w8<16, 70>(204);
+    check_scores_a16w8<32, 128>(205);
+    check_scores_a16w8<64, 130>(206);
+}
+
+template <class K, int D, int HeadDim, int S>
+std::vector<std::int16_t> stored_values16(const std::vector<std::int16_t>& v, int stored) {
+    std::vector<std::int16_t> buffer(std::size_t(S + S % 2) * D, std::int16_t(0x5a5a));
+    for (int j0 = 0; j0 < stored; j0 += 5)
+        K::template store_values<D, HeadDim, S>(v.data() + j0 * D, stored - j0 < 5 ? stored - j0 : 5, j0, buffer.data());
+    return buffer;
+}
+
+template <int HeadDim, int D, int S = 70>
+void check_context_a16w8(std::uint64_t seed) {
+    splitmix64 g{seed};
+    const sf::math::fixed_multiplier ms[] = {{0, 1}, {1, 1}, {2147483647, 62}, {1 << 30, 40}, {1 << 20, 31}, {12345, 5}};
+    for (fill f : fills) {
+        std::vector<std::int16_t> v(static_cast<std::size_t>(S) * D);  // row-major [S][D], the whole int16 range
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = value16(f, i, v.size(), 32767, g);
+        if (f == fill::min) std::fill(v.begin(), v.end(), std::int16_t(-32768));
+        for (int pf = 0; pf < 3; ++pf) {
+            std::vector<std::int16_t> p(S);
+            for (int j = 0; j < S; ++j)
+                p[j] = pf == 0 ? 32767 : pf == 1 ? std::int16_t(g.next() >> 49) : std::int16_t(j % 3 ? 0 : 32767);
+            for (int n = 1; n <= S; n += n < 10 ? 1 : 9) {
+                const std::vector<std::int16_t> vr = stored_values16<ref16, D, HeadDim, S>(v, n),
+                                                vv = stored_values16<vec16, D, HeadDim, S>(v, n);
+                for (const auto& m : ms)
+                    for (int h = 0; (h + 1) * HeadDim <= D; ++h) {
+                        const sf::attention_a16w8 a{{0, 1}, m, std::int32_t(m.shift % 2 ? 32767 : 1000), 0};
+                        std::vector<std::int16_t> x(HeadDim, 7), y(HeadDim, 9);
+                        ref16::attention_context<HeadDim, D>(p.data(), vr.data() + h * HeadDim, n, a, x.data());
+                        vec16::attention_context<HeadDim, D>(p.data(), vv.data() + h * HeadDim, n, a, y.data());
+                        ASSERT_EQ(std::memcmp(x.data(), y.data(), 2 * HeadDim), 0)
+                            << "HeadDim " << HeadDim << " D " << D << " S " << S << " head " << h << " n " << n
+                            << " shift " << m.shift << " fill " << int(f) << " probabilities " << pf;
+                    }
+            }
+        }
+    }
+}
+
+TEST(A16w8SimdKernels, AttentionContext) {
+    check_context_a16w8<1, 1>(211);
+    check_context_a16w8<7, 7>(212);
+    check_context_a16w8<16, 64>(213);
+    check_context_a16w8<17, 40>(214);
+    check_context_a16w8<32, 96, 69>(215);  // an odd number of rows
+    check_context_a16w8<64, 256>(216);
+    check_context_a16w8<48, 96>(217);
 }
 
 // The composition's sequence: scores, the reference softmax of an all-equal row, context.

@@ -481,24 +481,28 @@ TEST(A16w8Kernels, RotaryStreamAddAndNarrowAreTheirFormulas) {
 
 // ---- the whole int8 encoder -----------------------------------------------------------------
 
-template <class Cfg>
+// Both integer precisions (int8; a16w8: int16 activations), the reference and the vector
+// kernel set, against the committed reference outputs.
+template <class Cfg, class P>
 void check_case(const char* name) {
     const std::string& dir = test_options().reference_dir;
     ASSERT_FALSE(dir.empty()) << "pass --reference-dir=DIR";
+    const char* precision = precision_name<P>;
     for (input_kind kind : all_input_kinds) {
         for (int n : valid_lens<Cfg>()) {
             std::vector<unsigned char> expected;
-            const std::string path = output_file(dir, name, "int8", n, kind);
+            const std::string path = output_file(dir, name, precision, n, kind);
             ASSERT_TRUE(read_file(path, expected)) << "missing " << path;
             sf::status s;
-            const auto ref = output_bytes<Cfg, sf::int8, sf::reference>(kind, n, s);
+            const auto ref = output_bytes<Cfg, P, sf::reference>(kind, n, s);
             ASSERT_EQ(s, sf::status::ok);
-            EXPECT_EQ(ref, expected) << name << " int8 reference, valid_len " << n << ", " << name_of(kind);
-#if SFTEST_INT8_VECTOR
-            const auto vec = output_bytes<Cfg, sf::int8, sftest::int8_vector>(kind, n, s);
-            ASSERT_EQ(s, sf::status::ok);
-            EXPECT_EQ(vec, expected) << name << " int8 " SFTEST_INT8_VECTOR_NAME ", valid_len " << n << ", "
+            EXPECT_EQ(ref, expected) << name << " " << precision << " reference, valid_len " << n << ", "
                                      << name_of(kind);
+#if SFTEST_INT8_VECTOR
+            const auto vec = output_bytes<Cfg, P, sftest::int8_vector>(kind, n, s);
+            ASSERT_EQ(s, sf::status::ok);
+            EXPECT_EQ(vec, expected) << name << " " << precision << " " SFTEST_INT8_VECTOR_NAME ", valid_len " << n
+                                     << ", " << name_of(kind);
 #endif
             for (std::size_t i = std::size_t(n) * Cfg::d_model * sizeof(stream_t); i < ref.size(); ++i)
                 ASSERT_EQ(ref[i], 0) << "padded output is not the code of 0.0 at byte " << i;
@@ -506,8 +510,9 @@ void check_case(const char* name) {
     }
 }
 
-#define BIT_EXACT_TEST(name) \
-    TEST(EncoderBitExactInt8, name) { check_case<name>(#name); }
+#define BIT_EXACT_TEST(name)                                                \
+    TEST(EncoderBitExactInt8, name) { check_case<name, sf::int8>(#name); } \
+    TEST(EncoderBitExactA16w8, name) { check_case<name, sf::a16w8>(#name); }
 STATICFORMER_TEST_CASES(BIT_EXACT_TEST)
 #undef BIT_EXACT_TEST
 

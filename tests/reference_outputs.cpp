@@ -1,7 +1,6 @@
-// Writes the reference backend's outputs for every test case (encoders; models: f32 and f16)
-// and weight precision (f32; f16:
-// the same weights rounded to binary16; int8: the same weights quantised), one file per case,
-// precision, valid_len and input: <case>_<precision>_<valid_len>_<input>.bin. Built once with
+// Writes the reference backend's outputs for every test case and weight precision (f32; f16:
+// the same weights rounded to binary16; int8, and a16w8 for the encoders: the same weights
+// quantised), one file per case, precision, valid_len and input: <case>_<precision>_<valid_len>_<input>.bin. Built once with
 // the baseline flags (no -march, -ffp-contract=off); every other build and target must
 // reproduce these bytes exactly.
 #include <cstdio>
@@ -53,10 +52,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
         return 2;
     }
-#define WRITE_CASE(name)                       \
-    write_case<name, sf::f32>(argv[1], #name); \
-    write_case<name, sf::f16>(argv[1], #name); \
-    write_case<name, sf::int8>(argv[1], #name);
+#define WRITE_CASE(name)                        \
+    write_case<name, sf::f32>(argv[1], #name);  \
+    write_case<name, sf::f16>(argv[1], #name);  \
+    write_case<name, sf::int8>(argv[1], #name); \
+    write_case<name, sf::a16w8>(argv[1], #name);
     STATICFORMER_TEST_CASES(WRITE_CASE)
 #undef WRITE_CASE
 #define WRITE_MODEL_CASE(name)                       \

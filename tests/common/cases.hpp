@@ -159,41 +159,47 @@ const sf::encoder_weights<Cfg, P>& weights_for() {
 }
 
 template <class P>
-constexpr const char* precision_name = std::is_same<P, sf::f16>::value    ? "f16"
-                                       : std::is_same<P, sf::int8>::value ? "int8"
-                                                                          : "f32";
+constexpr const char* precision_name = std::is_same<P, sf::f16>::value     ? "f16"
+                                       : std::is_same<P, sf::int8>::value  ? "int8"
+                                       : std::is_same<P, sf::a16w8>::value ? "a16w8"
+                                                                           : "f32";
 
-// The int8 encoder's input and output rows: its int16 residual stream.
+// int8 and a16w8: integer encoders, whose input and output rows are the int16 residual stream.
+template <class P>
+constexpr bool is_integer = std::is_same<P, sf::int8>::value || std::is_same<P, sf::a16w8>::value;
 using stream_t = std::int16_t;
 
-// The int8 encoder's input: make_input() quantised with the weights' input quantisation.
-template <class Cfg>
+// An integer encoder's input: make_input() quantised with the weights' input quantisation.
+template <class Cfg, class P = sf::int8>
 std::vector<stream_t> make_input_int8(input_kind kind) {
     const std::vector<float> x = make_input<Cfg>(kind);
     std::vector<stream_t> q(x.size());
-    require_ok(sf::quantize_input(weights_for<Cfg, sf::int8>(), x.data(), q.data(), x.size()), "quantize_input");
+    require_ok(sf::quantize_input(weights_for<Cfg, P>(), x.data(), q.data(), x.size()), "quantize_input");
     return q;
 }
 
 // The input of `kind` as precision P's encoder takes it: floats (f32, f16) or int16 codes.
 template <class Cfg, class P>
 auto input_for(input_kind kind) {
-    if constexpr (std::is_same<P, sf::int8>::value)
-        return make_input_int8<Cfg>(kind);
+    if constexpr (is_integer<P>)
+        return make_input_int8<Cfg, P>(kind);
     else
         return make_input<Cfg>(kind);
 }
 
 // The output bytes of one forward pass of the test case's encoder (float rows for f32 and f16,
-// int16 rows for int8) on input `kind` (and its mask) with valid_len n; s receives the status.
+// int16 rows for int8 and a16w8) on input `kind` (and its mask) with valid_len n; s receives the
+// status.
 template <class Cfg, class P, class Backend>
 std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
     const auto& w = weights_for<Cfg, P>();
     const std::vector<std::uint8_t> mask = make_mask(kind, Cfg::seq_len, n);
     std::vector<unsigned char> bytes;
-    if constexpr (std::is_same<P, sf::int8>::value) {
-        static sf::workspace_int8_for<Cfg, Backend> ws;  // the tile an encoder on Backend uses
-        const std::vector<stream_t> x = make_input_int8<Cfg>(kind);
+    if constexpr (is_integer<P>) {
+        using workspace = std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8_for<Cfg, Backend>,
+                                             sf::workspace_a16w8_for<Cfg, Backend>>;
+        static workspace ws;  // the tile an encoder on Backend uses
+        const std::vector<stream_t> x = make_input_int8<Cfg, P>(kind);
         std::vector<stream_t> y(x.size(), 9999);
         s = sf::forward<Backend>(w, ws, x.data(), y.data(), n, as_key_mask(mask));
         bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));

@@ -18,6 +18,8 @@ struct kernel_set<armv7_neon> : kernels::float_kernels {};
 #if STATICFORMER_HAS_ARMV7_NEON
 template <>
 struct int8_kernel_set<armv7_neon> : kernels::simd_int8_kernels {};
+template <>
+struct a16w8_kernel_set<armv7_neon> : kernels::simd_a16w8_kernels {};
 #endif
 
 }  // namespace staticformer

@@ -1,5 +1,5 @@
 // staticformer: building blocks every int8 instruction set shares (optimised kernels only):
-// four bytes as one 32-bit word, and the traits of the linear layer's per-ISA step.
+// four bytes as one 32-bit word (four int16 as one 64-bit word), and the traits of the linear layer's per-ISA step.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,18 @@ inline std::int32_t load_partial4(const std::int8_t* p, int n) noexcept {
     std::int8_t b[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; ++i) b[i] = p[i];
     return load4(b);
+}
+
+// a16w8: four int16 values as one 64-bit word, and the first n < 4 of them zero-extended.
+inline std::int64_t load4(const std::int16_t* p) noexcept {
+    std::int64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline std::int64_t load_partial4(const std::int16_t* p, int n) noexcept {
+    std::int16_t h[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n; ++i) h[i] = p[i];
+    return load4(h);
 }
 
 // q[d..d+3] as four bytes, zero beyond n: the query's four values of a four-row score step.

@@ -52,26 +52,31 @@ namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
 
-// linear_isa: the linear layer's step; lanes: 32-bit lanes for the element-wise kernels;
-// scores_isa: the attention scores' step on transposed keys.
+// linear_isa: the linear layer's step; linear16_isa: a16w8's (int16 inputs); lanes: 32-bit lanes
+// for the element-wise kernels; scores_isa: the attention scores' step on transposed keys.
 #if defined(STATICFORMER_INT8_AVX512VNNI)
 using linear_isa = linear_avx512;
+using linear16_isa = linear16_avx512;
 using lanes = lanes16;
 using scores_isa = scores_avx512;
 #elif defined(STATICFORMER_INT8_AVXVNNI)
 using linear_isa = linear_avxvnni;
+using linear16_isa = linear16_avx2;
 using lanes = lanes8;
 using scores_isa = scores_avx2;
 #elif defined(STATICFORMER_INT8_AVX2)
 using linear_isa = linear_avx2;
+using linear16_isa = linear16_avx2;
 using lanes = lanes8;
 using scores_isa = scores_avx2;
 #elif defined(STATICFORMER_INT8_SDOT)
 using linear_isa = linear_sdot;
+using linear16_isa = linear16_neon;
 using lanes = lanes4;
 using scores_isa = scores_sdot;
 #elif defined(STATICFORMER_INT8_NEON)
 using linear_isa = linear_neon;
+using linear16_isa = linear16_neon;
 using lanes = lanes4;
 using scores_isa = scores_neon;
 #endif

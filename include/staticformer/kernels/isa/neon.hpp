@@ -250,6 +250,55 @@ struct linear_neon : unmasked, signed_products {
     }
 };
 
+// ---- a16w8 linear layer step: SMLAL by lane on int16 inputs ------------------------------
+
+// VLD4 splits a group's 32 weight bytes (eight outputs x four inputs) by input, each widened to
+// int16, and SMLAL by lane multiplies input k's eight weights by the row's x[k]: four
+// accumulators a row of eight outputs, no pairwise step. |x w| <= 2^22: exact in int32.
+struct linear16_neon : unmasked {
+#if defined(__aarch64__)
+    static constexpr int lanes = 8, rows = 4, vecs = 2;
+#else
+    static constexpr int lanes = 8, rows = 2, vecs = 1;  // 16 q registers
+#endif
+    static constexpr bool row_sum = false;
+    struct acc {
+        int32x4_t lo, hi;  // outputs 0..3, 4..7
+    };
+    struct wvec {
+        int16x8_t in[4];  // input k's weights of the eight outputs
+    };
+    using xvec = int16x4_t;
+    static acc init(const std::int32_t* bias, std::int32_t, mask) noexcept {
+        return {vld1q_s32(bias), vld1q_s32(bias + 4)};
+    }
+    static wvec load_w(const std::int8_t* w, mask) noexcept {
+        const int8x8x4_t v = vld4_s8(w);
+        return {{vmovl_s8(v.val[0]), vmovl_s8(v.val[1]), vmovl_s8(v.val[2]), vmovl_s8(v.val[3])}};
+    }
+    static xvec broadcast(std::int64_t x4) noexcept { return vreinterpret_s16_s64(vdup_n_s64(x4)); }
+    static acc dot(acc a, const wvec& w, xvec x) noexcept {
+        a.lo = vmlal_lane_s16(a.lo, vget_low_s16(w.in[0]), x, 0);
+        a.hi = vmlal_lane_s16(a.hi, vget_high_s16(w.in[0]), x, 0);
+        a.lo = vmlal_lane_s16(a.lo, vget_low_s16(w.in[1]), x, 1);
+        a.hi = vmlal_lane_s16(a.hi, vget_high_s16(w.in[1]), x, 1);
+        a.lo = vmlal_lane_s16(a.lo, vget_low_s16(w.in[2]), x, 2);
+        a.hi = vmlal_lane_s16(a.hi, vget_high_s16(w.in[2]), x, 2);
+        a.lo = vmlal_lane_s16(a.lo, vget_low_s16(w.in[3]), x, 3);
+        a.hi = vmlal_lane_s16(a.hi, vget_high_s16(w.in[3]), x, 3);
+        return a;
+    }
+    using params = rescale4_params;
+    // The outputs rescaled (zero point 0), clamped to +-limit, stored as int16.
+    static void store(std::int16_t* y, acc a, const std::int16_t* multiplier, const params& k, std::int32_t limit,
+                      mask) noexcept {
+        const int32x4_t hi = vdupq_n_s32(limit), lo = vdupq_n_s32(-limit);
+        const int32x4_t first = vmaxq_s32(vminq_s32(rescale4(a.lo, vmovl_s16(vld1_s16(multiplier)), k), hi), lo);
+        const int32x4_t second = vmaxq_s32(vminq_s32(rescale4(a.hi, vmovl_s16(vld1_s16(multiplier + 4)), k), hi), lo);
+        vst1q_s16(y, vcombine_s16(vmovn_s32(first), vmovn_s32(second)));
+    }
+};
+
 }  // namespace simd_int8
 }  // namespace kernels
 }  // namespace staticformer

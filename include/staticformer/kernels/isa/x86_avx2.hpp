@@ -222,6 +222,9 @@ struct lanes8 : unmasked {
     static vec load_paired(const std::int8_t* at) noexcept {  // 16 bytes already interleaved
         return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)));
     }
+    static vec load_paired(const std::int16_t* at) noexcept {  // a16w8: 16 int16 already interleaved
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+    }
     static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept {
 #if defined(STATICFORMER_INT8_AVX512VNNI)
         return _mm256_dpwssd_epi32(acc, pairs, pp);
@@ -314,6 +317,37 @@ struct linear_avx2 : unmasked, signed_products {
         store8_int8(y, requantize8(v, load8_int16(multiplier), k, zero_point));
     }
     using params = rescale8_params;
+};
+
+// Clamps 8 int32 lanes to [-limit, limit] and stores them as int16.
+inline void store8_clamped_int16(std::int16_t* y, __m256i v, std::int32_t limit) noexcept {
+    v = _mm256_max_epi32(_mm256_min_epi32(v, _mm256_set1_epi32(limit)), _mm256_set1_epi32(-limit));
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), w);
+}
+
+// ---- a16w8 linear layer step: VPMADDWD on int16 inputs (VPDPWSSD with VNNI) ---------------
+
+// linear_avx2's widened weights and pairs of half sums; the row's four int16 inputs are
+// already pairs, repeated in every 64-bit lane. |x w| <= 2^15 * 2^7: no pair sum saturates.
+struct linear16_avx2 : linear_avx2 {
+    static xvec broadcast(std::int64_t x4) noexcept { return _mm256_set1_epi64x(x4); }
+    static acc dot(acc s, const wvec& w, xvec x) noexcept {
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+        return {_mm256_dpwssd_epi32(s.a, w.a, x), _mm256_dpwssd_epi32(s.b, w.b, x)};
+#elif defined(STATICFORMER_INT8_AVXVNNI)
+        return {_mm256_dpwssd_avx_epi32(s.a, w.a, x), _mm256_dpwssd_avx_epi32(s.b, w.b, x)};
+#else
+        return linear_avx2::dot(s, w, x);
+#endif
+    }
+    // The outputs rescaled (zero point 0) and clamped to +-limit.
+    template <class Params>
+    static void store(std::int16_t* y, acc s, const std::int16_t* multiplier, const Params& k, std::int32_t limit,
+                      mask) noexcept {
+        const __m256i v = _mm256_permute4x64_epi64(_mm256_hadd_epi32(s.a, s.b), 0xd8);
+        store8_clamped_int16(y, requantize8(v, load8_int16(multiplier), k, 0), limit);
+    }
 };
 
 }  // namespace simd_int8

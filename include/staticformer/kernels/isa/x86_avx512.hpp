@@ -207,6 +207,7 @@ struct lanes16 {
     static vec load_paired(const std::int8_t* at) noexcept {  // 32 bytes already interleaved
         return _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
     }
+    static vec load_paired(const std::int16_t* at) noexcept { return _mm512_loadu_si512(at); }  // a16w8: 32 int16
     static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept { return _mm512_dpwssd_epi32(acc, pairs, pp); }
     static vec rescale(vec acc, vec m, const rescale16_params& k) noexcept { return rescale16(acc, m, k); }
     // The softmax's steps (simd/softmax_int8.hpp).
@@ -319,6 +320,55 @@ struct linear_avx512 {
         }
         return hsum16(s);
     }
+};
+
+// ---- a16w8 linear layer step: VPDPWSSD on int16 inputs and widened weights ---------------
+
+// Sixteen outputs a vector as two halves of eight: each half's 32 weight bytes (eight outputs
+// x four inputs) sign-extended to int16 pairs, so 32-bit lane 2j holds output j's inputs 0, 1
+// and lane 2j + 1 its inputs 2, 3; the row's four int16 inputs repeat in every 64-bit lane, and
+// VPDPWSSD adds two half sums per output. Masked outputs load zero weights and store nothing.
+struct linear16_avx512 {
+    static constexpr int lanes = 16, rows = 4, vecs = 2;
+    static constexpr bool masked = true, row_sum = false;
+    struct acc {
+        __m512i a, b;  // outputs 0..7 and 8..15, two half sums each
+    };
+    using wvec = acc;
+    using xvec = __m512i;
+    using mask = __mmask16;
+    static mask full() noexcept { return 0xffff; }
+    static mask tail(int n) noexcept { return mask16(n); }
+    static acc init(const std::int32_t* bias, std::int32_t, mask m) noexcept {
+        // bias[o] zero-extended to 64 bits: the first half sum of output o, 0 in the second
+        return {_mm512_maskz_cvtepu32_epi64(all8, _mm256_maskz_loadu_epi32(__mmask8(m), bias)),
+                _mm512_maskz_cvtepu32_epi64(all8, _mm256_maskz_loadu_epi32(__mmask8(m >> 8), bias + 8))};
+    }
+    static wvec load_w(const std::int8_t* w, mask m) noexcept {
+        return {_mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_maskz_loadu_epi32(__mmask8(m), w)),
+                _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_maskz_loadu_epi32(__mmask8(m >> 8), w + 32))};
+    }
+    static xvec broadcast(std::int64_t x4) noexcept { return _mm512_set1_epi64(x4); }
+    static acc dot(acc s, const wvec& w, xvec x) noexcept {
+        return {_mm512_dpwssd_epi32(s.a, w.a, x), _mm512_dpwssd_epi32(s.b, w.b, x)};
+    }
+    // Each output's two half sums added (lane 2j of each half), the halves interleaved and put
+    // back in order, rescaled (zero point 0), clamped to +-limit, stored as int16.
+    template <class Params>
+    static void store(std::int16_t* y, acc s, const std::int16_t* multiplier, const Params& k, std::int32_t limit,
+                      mask m) noexcept {
+        const __m512i a = _mm512_add_epi32(s.a, _mm512_maskz_srli_epi64(all8, s.a, 32));
+        const __m512i b = _mm512_add_epi32(s.b, _mm512_maskz_srli_epi64(all8, s.b, 32));
+        const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+        const __m512i sums =
+            _mm512_maskz_permutexvar_epi32(all16, order, _mm512_mask_blend_epi32(0xaaaa, a, _mm512_maskz_slli_epi64(all8, b, 32)));
+        const __m512i mv = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, multiplier));
+        const __m512i v = requantize16(sums, mv, k, 0);
+        const __m512i clamped = _mm512_maskz_max_epi32(
+            all16, _mm512_maskz_min_epi32(all16, v, _mm512_set1_epi32(limit)), _mm512_set1_epi32(-limit));
+        _mm256_mask_storeu_epi16(y, m, _mm512_maskz_cvtepi32_epi16(all16, clamped));
+    }
+    using params = rescale16_params;
 };
 
 #endif

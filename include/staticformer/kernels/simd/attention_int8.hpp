@@ -146,12 +146,12 @@ inline std::int32_t probability_pair(const std::int16_t* p, int j) noexcept {
 }
 
 // Paired values of granule G: for each block of G channels, keys j and j + 1 (j even) are one
-// load of 2G bytes, sign-extended to 16-bit pairs and multiplied by the probability pair.
-// Blocks x Chains accumulators: Chains independent chains per block (pairs round-robin), added
-// at the end.
-template <int HeadDim, int VStride, int G>
-inline void attention_context_paired(const std::int16_t* p, const std::int8_t* v, int n,
-                                     math::fixed_multiplier context, std::int8_t* ctx) noexcept {
+// load of 2G values (int8 sign-extended to 16-bit pairs; a16w8's int16 as they are) multiplied
+// by the probability pair. Blocks x Chains accumulators: Chains independent chains per block
+// (pairs round-robin), added at the end; store(b, y) writes block b's rescaled context y.
+template <int HeadDim, int VStride, int G, class T, class Store>
+inline void attention_context_paired(const std::int16_t* p, const T* v, int n, math::fixed_multiplier context,
+                                     Store store) noexcept {
     using V = paired_lanes<G>;
     using vec = typename V::vec;
     constexpr int Blocks = HeadDim / G, Chains = Blocks >= 8 ? 1 : 8 / Blocks;
@@ -162,7 +162,7 @@ inline void attention_context_paired(const std::int16_t* p, const std::int8_t* v
         for (int b = 0; b < Blocks; ++b) acc[c][b] = V::set1(0);
     const auto pair = [&](int c, int j, std::int32_t probabilities) {
         const vec pp = V::set1(probabilities);
-        const std::int8_t* row = v + j * VStride;  // channel block b: row + (b % 2) * VStride + (b / 2) * 2G
+        const T* row = v + j * VStride;  // channel block b: row + (b % 2) * VStride + (b / 2) * 2G
 #pragma GCC unroll 16
         for (int b = 0; b < Blocks; ++b)
             acc[c][b] = V::dot_pairs(acc[c][b], V::load_paired(row + b % 2 * VStride + b / 2 * 2 * G), pp);
@@ -180,7 +180,7 @@ inline void attention_context_paired(const std::int16_t* p, const std::int8_t* v
         vec sum = acc[0][b];
 #pragma GCC unroll 8
         for (int c = 1; c < Chains; ++c) sum = V::add(sum, acc[c][b]);
-        V::store_i8(ctx + G * b, V::rescale(sum, mv, k), V::full());
+        store(b, V::rescale(sum, mv, k));
     }
 }
 
@@ -223,7 +223,10 @@ template <int HeadDim, int VStride>
 inline void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier context,
                               std::int8_t* ctx) noexcept {
     constexpr int G = paired_granule<HeadDim, VStride>;
-    if constexpr (G > 0) attention_context_paired<HeadDim, VStride, G>(p, v, n, context, ctx);
+    if constexpr (G > 0)
+        attention_context_paired<HeadDim, VStride, G>(p, v, n, context, [ctx](int b, typename paired_lanes<G>::vec y) {
+            paired_lanes<G>::store_i8(ctx + G * b, y, paired_lanes<G>::full());
+        });
     else attention_context_rows<HeadDim, VStride>(p, v, n, context, ctx);
 }
 

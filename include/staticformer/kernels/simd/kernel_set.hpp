@@ -44,5 +44,7 @@ struct kernel_set<simd> : kernels::float_kernels {
 
 template <>
 struct int8_kernel_set<simd> : kernels::simd_int8_kernels {};
+template <>
+struct a16w8_kernel_set<simd> : kernels::simd_a16w8_kernels {};
 
 }  // namespace staticformer

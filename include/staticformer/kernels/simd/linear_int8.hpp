@@ -1,4 +1,5 @@
-// staticformer: int8 y = x W + b with intrinsics (optimised; bit-identical to reference/linear_int8.hpp).
+// staticformer: int8 and a16w8 y = x W + b with intrinsics (optimised; bit-identical to
+// reference/linear_int8.hpp).
 //
 // The weights' layout w[i / 4][o][i % 4] puts, for one group of four inputs, the four weights of
 // each output in one 32-bit lane: a vector load covers `lanes` outputs x 4 inputs, the four
@@ -15,7 +16,13 @@
 // int16 multipliers when the shift is at least 17, the usual case, with the zero point in its
 // rounding constant). Columns that fill no whole vector use masked loads and stores (AVX-512)
 // or the reference's per-output routine. The per-ISA step is linear_isa (isa/int8.hpp).
+//
+// a16w8 (int16 inputs, int16 outputs) runs the same tiles with linear16_isa: the four inputs of
+// a group are four int16 (one 64-bit word), multiplied by the weights widened to int16 (x86
+// VPMADDWD / VPDPWSSD, NEON SMLAL), signed: no row sums; outputs rescaled and clamped.
 #pragma once
+
+#include <utility>
 
 #include "../isa/int8.hpp"
 #include "../reference/linear_int8.hpp"
@@ -26,13 +33,29 @@ namespace simd_int8 {
 
 #if defined(STATICFORMER_INT8_X86) || defined(STATICFORMER_INT8_ARM)
 
+// The step of a precision's linear layer (int8 inputs: linear_isa; a16w8's int16: linear16_isa)
+// and the constant its store takes: int8's output zero point, a16w8's output limit.
+template <int In, int Out>
+linear_isa step_of(const linear_int8<In, Out>&);
+template <int In, int Out>
+linear16_isa step_of(const linear_a16w8<In, Out>&);
+template <class P>
+using step_for = decltype(step_of(std::declval<const P&>()));
+
+template <int In, int Out>
+std::int32_t store_constant(const linear_int8<In, Out>& p) noexcept { return p.output_zero_point; }
+template <int In, int Out>
+std::int32_t store_constant(const linear_a16w8<In, Out>& p) noexcept { return p.output_limit; }
+template <int In, int Out>
+std::int32_t zero_point_of(const linear_int8<In, Out>& p) noexcept { return p.output_zero_point; }
+template <int In, int Out>
+std::int32_t zero_point_of(const linear_a16w8<In, Out>&) noexcept { return 0; }
+
 // Rows x Vecs vectors of outputs from column c; with Tail, the last vector is masked by tail.
-template <int In, int Out, int Rows, int Vecs, bool Tail, class Params>
-inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, const std::int32_t* row_init,
-                        std::int8_t* y, int c, typename linear_isa::mask tail,
+template <int Rows, int Vecs, bool Tail, class P, class X, class Y, class Params, class I = step_for<P>>
+inline void linear_tile(const X* x, const P& p, const std::int32_t* row_init, Y* y, int c, typename I::mask tail,
                         const Params& k) noexcept {
-    using I = linear_isa;
-    constexpr int L = I::lanes;
+    constexpr int In = P::inputs, Out = P::outputs, L = I::lanes;
     typename I::mask m[Vecs];
 #pragma GCC unroll 8
     for (int v = 0; v < Vecs; ++v) m[v] = Tail && v == Vecs - 1 ? tail : I::full();
@@ -68,51 +91,42 @@ inline void linear_tile(const std::int8_t* x, const linear_int8<In, Out>& p, con
     for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v)
-            I::store(y + r * Out + c + v * L, acc[r][v], p.multiplier + c + v * L, k, p.output_zero_point, m[v]);
+            I::store(y + r * Out + c + v * L, acc[r][v], p.multiplier + c + v * L, k, store_constant(p), m[v]);
 }
 
-// Rows rows of one column block: Vecs vectors from column c (the last one masked by tail).
-template <int In, int Out, int Rows, int Vecs, bool Tail, class Params>
-inline void linear_block(const std::int8_t* x, const std::int32_t* row_init, const linear_int8<In, Out>& p,
-                         std::int8_t* y, int c, typename linear_isa::mask tail, const Params& k) noexcept {
-    linear_tile<In, Out, Rows, Vecs, Tail>(x, p, row_init, y, c, tail, k);
-}
-
-// Every row of one column block: tiles of linear_isa::rows rows, then one tile of the rest.
-template <int In, int Out, int Vecs, bool Tail, int Rows = linear_isa::rows, class Params>
-inline void linear_column_block(const std::int8_t* x, int rows, const std::int32_t* row_init,
-                                const linear_int8<In, Out>& p, std::int8_t* y, int c, typename linear_isa::mask tail,
-                                const Params& k) noexcept {
-    if constexpr (Rows == linear_isa::rows) {
+// Every row of one column block: tiles of I::rows rows, then one tile of the rest.
+template <int Vecs, bool Tail, int Rows, class P, class X, class Y, class Params, class I = step_for<P>>
+inline void linear_column_block(const X* x, int rows, const std::int32_t* row_init, const P& p, Y* y, int c,
+                                typename I::mask tail, const Params& k) noexcept {
+    constexpr int In = P::inputs, Out = P::outputs;
+    if constexpr (Rows == I::rows) {
         int r = 0;
         for (; r + Rows <= rows; r += Rows)
-            linear_block<In, Out, Rows, Vecs, Tail>(x + r * In, row_init + r, p, y + r * Out, c, tail, k);
+            linear_tile<Rows, Vecs, Tail>(x + r * In, p, row_init + r, y + r * Out, c, tail, k);
         if (r < rows)
-            linear_column_block<In, Out, Vecs, Tail, Rows - 1>(x + r * In, rows - r, row_init + r, p, y + r * Out, c, tail, k);
+            linear_column_block<Vecs, Tail, Rows - 1>(x + r * In, rows - r, row_init + r, p, y + r * Out, c, tail, k);
     } else if constexpr (Rows > 0) {
-        if (rows == Rows) linear_block<In, Out, Rows, Vecs, Tail>(x, row_init, p, y, c, tail, k);
-        else linear_column_block<In, Out, Vecs, Tail, Rows - 1>(x, rows, row_init, p, y, c, tail, k);
+        if (rows == Rows) linear_tile<Rows, Vecs, Tail>(x, p, row_init, y, c, tail, k);
+        else linear_column_block<Vecs, Tail, Rows - 1>(x, rows, row_init, p, y, c, tail, k);
     }
 }
 
 // Every column of a chunk of rows, each output requantised with k.
-template <int In, int Out, class Params>
-inline void linear_columns(const std::int8_t* x, int rows, const std::int32_t* row_init, const linear_int8<In, Out>& p,
-                           std::int8_t* y, const Params& k) noexcept {
-    using I = linear_isa;
-    constexpr int L = I::lanes, V = I::vecs;
+template <class P, class X, class Y, class Params, class I = step_for<P>>
+inline void linear_columns(const X* x, int rows, const std::int32_t* row_init, const P& p, Y* y,
+                           const Params& k) noexcept {
+    constexpr int In = P::inputs, Out = P::outputs, L = I::lanes, V = I::vecs, R = I::rows;
     constexpr int tiled = Out / (V * L) * (V * L);  // columns in blocks of V vectors
     constexpr int vectored = Out / L * L;           // then one block of the rest
     constexpr int rest = (vectored - tiled) / L;
-    for (int c = 0; c < tiled; c += V * L) linear_column_block<In, Out, V, false>(x, rows, row_init, p, y, c, I::full(), k);
+    for (int c = 0; c < tiled; c += V * L) linear_column_block<V, false, R>(x, rows, row_init, p, y, c, I::full(), k);
     if constexpr (I::masked && vectored < Out) {
-        linear_column_block<In, Out, rest + 1, true>(x, rows, row_init, p, y, tiled, I::tail(Out - vectored), k);
+        linear_column_block<rest + 1, true, R>(x, rows, row_init, p, y, tiled, I::tail(Out - vectored), k);
     } else {
-        if constexpr (rest > 0) linear_column_block<In, Out, rest, false>(x, rows, row_init, p, y, tiled, I::full(), k);
+        if constexpr (rest > 0) linear_column_block<rest, false, R>(x, rows, row_init, p, y, tiled, I::full(), k);
         for (int c = vectored; c < Out; ++c)
             for (int r = 0; r < rows; ++r)
-                y[r * Out + c] = math::requantize(reference::linear_accumulator(x + r * In, p, c), p.multiplier[c],
-                                                  p.shift, p.output_zero_point);
+                y[r * Out + c] = reference::linear_output(reference::linear_accumulator(x + r * In, p, c), p, c);
     }
 }
 
@@ -127,30 +141,39 @@ inline bool nonnegative(const std::int16_t* v, int n) noexcept {
 // row tile.
 constexpr int linear_chunk = 64;
 
-template <int In, int Out>
-inline void linear_chunk_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-    using I = linear_isa;
-    std::int32_t row_init[linear_chunk];
-    for (int r = 0; r < rows; ++r) row_init[r] = I::row_sum ? -128 * I::sum(x + r * In, In) : 0;
+template <class P, class X, class Y, class I = step_for<P>>
+inline void linear_chunk_rows(const X* x, int rows, const P& p, Y* y) noexcept {
+    std::int32_t row_init[linear_chunk] = {};
+    if constexpr (I::row_sum)
+        for (int r = 0; r < rows; ++r) row_init[r] = -128 * I::sum(x + r * P::inputs, P::inputs);
 #if defined(STATICFORMER_INT8_X86)
     // The int16 multipliers' shorter exact requantisation where the shift and the zero point
     // allow it (isa/x86_avx2.hpp). It takes multipliers >= 0, as valid weights have (is_valid);
     // weights built by hand with a negative one take the general rescale, so the output still
     // equals the reference's.
-    if (requantize_narrow_params::fits(p.shift, p.output_zero_point) && nonnegative(p.multiplier, Out)) {
-        linear_columns(x, rows, row_init, p, y, requantize_narrow_params(p.shift, p.output_zero_point));
+    if (requantize_narrow_params::fits(p.shift, zero_point_of(p)) && nonnegative(p.multiplier, P::outputs)) {
+        linear_columns(x, rows, row_init, p, y, requantize_narrow_params(p.shift, zero_point_of(p)));
         return;
     }
 #endif
     linear_columns(x, rows, row_init, p, y, typename I::params(p.shift));
 }
 
-template <int In, int Out>
-inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+// int8 (int8 rows in and out) and a16w8 (int16 rows in and out) through the same tiles.
+template <class P, class X, class Y>
+inline void linear_rows(const X* x, int rows, const P& p, Y* y) noexcept {
     for (int r = 0; r < rows; r += linear_chunk) {
         const int chunk = rows - r < linear_chunk ? rows - r : linear_chunk;
-        linear_chunk_rows(x + r * In, chunk, p, y + r * Out);
+        linear_chunk_rows(x + r * P::inputs, chunk, p, y + r * P::outputs);
     }
+}
+template <int In, int Out>
+inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
+    linear_rows(x, rows, p, y);
+}
+template <int In, int Out>
+inline void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+    linear_rows(x, rows, p, y);
 }
 
 #else
