@@ -365,6 +365,33 @@ TEST(Int8SimdKernels, AttentionContext) {
     check_context<48, 96>(25);
 }
 
+// a16w8's activation: every int16 input (each table segment at each of its 128 offsets) through
+// tables of extreme points, at every length up to 70 (the tails).
+TEST(A16w8SimdKernels, ActivateEveryInput) {
+    splitmix64 g{221};
+    static sf::activation_a16w8 a{};
+    for (int variant = 0; variant < 3; ++variant) {
+        for (int i = 0; i < sf::activation_a16w8::points; ++i)
+            a.table[i] = variant == 0 ? std::int16_t(std::int64_t(g.next() % 65535) - 32767)
+                         : variant == 1 ? std::int16_t(i % 2 ? 32767 : -32767)
+                                        : std::int16_t(i * 64 - 16384);
+        std::vector<std::int16_t> x(65536), y(x.size());
+        for (int v = 0; v < 65536; ++v) x[std::size_t(v)] = std::int16_t(v - 32768);
+        y = x;
+        ref16::activate(x.data(), int(x.size()), a);
+        vec16::activate(y.data(), int(y.size()), a);
+        ASSERT_EQ(x, y) << "table " << variant;
+        for (int n = 1; n <= 70; ++n) {
+            std::vector<std::int16_t> u(static_cast<std::size_t>(n)), w;
+            for (auto& e : u) e = std::int16_t(g.next() >> 48);
+            w = u;
+            ref16::activate(u.data(), n, a);
+            vec16::activate(w.data(), n, a);
+            ASSERT_EQ(u, w) << "table " << variant << " n " << n;
+        }
+    }
+}
+
 // a16w8 attention: int16 queries and keys within score_limit(HeadDim), any int16 values; each
 // set's keys and values in its own layout (its store_keys / store_values in tiles of 5 rows).
 template <int HeadDim, int S>

@@ -225,6 +225,11 @@ struct lanes8 : unmasked {
     static vec load_paired(const std::int16_t* at) noexcept {  // a16w8: 16 int16 already interleaved
         return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
     }
+    // (table[i], table[i + 1]) in the low and high halves of each lane: a 32-bit gather at byte
+    // offset 2i of an int16 table (a16w8's activation).
+    static vec gather_pairs(const std::int16_t* table, vec i) noexcept {
+        return _mm256_i32gather_epi32(reinterpret_cast<const int*>(table), i, 2);
+    }
     static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept {
 #if defined(STATICFORMER_INT8_AVX512VNNI)
         return _mm256_dpwssd_epi32(acc, pairs, pp);

@@ -208,6 +208,9 @@ struct lanes16 {
         return _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)));
     }
     static vec load_paired(const std::int16_t* at) noexcept { return _mm512_loadu_si512(at); }  // a16w8: 32 int16
+    static vec gather_pairs(const std::int16_t* table, vec i) noexcept {  // as lanes8's
+        return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), all16, i, table, 2);
+    }
     static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept { return _mm512_dpwssd_epi32(acc, pairs, pp); }
     static vec rescale(vec acc, vec m, const rescale16_params& k) noexcept { return rescale16(acc, m, k); }
     // The softmax's steps (simd/softmax_int8.hpp).

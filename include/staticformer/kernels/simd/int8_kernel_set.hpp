@@ -69,7 +69,8 @@ struct simd_int8_kernels : int8_kernels {
 };
 
 // a16w8: the linear layers through the same tiles (linear16_isa), attention on int16 pairs
-// (attention_a16w8.hpp), int8's softmax and stream LayerNorm; the rest the reference's.
+// (attention_a16w8.hpp), the interpolated activation, int8's softmax and stream LayerNorm; the
+// rest the reference's.
 struct simd_a16w8_kernels : a16w8_kernels {
     template <int In, int Out>
     static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
@@ -103,6 +104,7 @@ struct simd_a16w8_kernels : a16w8_kernels {
                                   std::int16_t* ctx) noexcept {
         simd_a16w8::attention_context<HeadDim, VStride>(p, v, n, a, ctx);
     }
+    static void activate(std::int16_t* x, int n, const activation_a16w8& a) noexcept { simd_int8::activate(x, n, a); }
 };
 
 }  // namespace kernels
