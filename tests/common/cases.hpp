@@ -187,6 +187,14 @@ auto input_for(input_kind kind) {
         return make_input<Cfg>(kind);
 }
 
+// One workspace of type W for the whole program: the passes run one at a time, and every
+// case, precision and backend whose workspace has the same type shares it (the firmware's RAM).
+template <class W>
+W& shared_workspace() {
+    static W w;
+    return w;
+}
+
 // The output bytes of one forward pass of the test case's encoder (float rows for f32 and f16,
 // int16 rows for int8 and a16w8) on input `kind` (and its mask) with valid_len n; s receives the
 // status.
@@ -198,13 +206,13 @@ std::vector<unsigned char> output_bytes(input_kind kind, int n, sf::status& s) {
     if constexpr (is_integer<P>) {
         using workspace = std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8_for<Cfg, Backend>,
                                              sf::workspace_a16w8_for<Cfg, Backend>>;
-        static workspace ws;  // the tile an encoder on Backend uses
+        workspace& ws = shared_workspace<workspace>();  // the tile an encoder on Backend uses
         const std::vector<stream_t> x = make_input_int8<Cfg, P>(kind);
         std::vector<stream_t> y(x.size(), 9999);
         s = sf::forward<Backend>(w, ws, x.data(), y.data(), n, as_key_mask(mask));
         bytes.assign(reinterpret_cast<const unsigned char*>(y.data()), reinterpret_cast<const unsigned char*>(y.data() + y.size()));
     } else {
-        static sf::workspace_for<Cfg, Backend> ws;
+        auto& ws = shared_workspace<sf::workspace_for<Cfg, Backend>>();
         const std::vector<float> x = make_input<Cfg>(kind);
         std::vector<float> y(x.size(), 123.0f);
         s = sf::forward<Backend>(w, ws, x.data(), y.data(), n, as_key_mask(mask));

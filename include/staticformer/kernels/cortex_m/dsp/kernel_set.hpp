@@ -90,10 +90,32 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
     }
 };
 
+// a16w8: the linear layers through the int8 tiles (int16 inputs paired by half-word packs),
+// int8's softmax and stream LayerNorm; the rest the reference's.
+struct cortex_m_dsp_a16w8_kernels : a16w8_kernels {
+    template <int In, int Out>
+    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+        cortex_m_dsp::linear(x, rows, p, y);
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        cortex_m_dsp_int8_kernels::softmax(s, n, m, p);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        cortex_m_dsp_int8_kernels::softmax_rows<Stride>(s, rows, n, m, p);
+    }
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        cortex_m_dsp_int8_kernels::layer_norm(x, rows, p, y);
+    }
+};
+
 }  // namespace kernels
 
 template <>
 struct int8_kernel_set<cortex_m_dsp> : kernels::cortex_m_dsp_int8_kernels {};
+template <>
+struct a16w8_kernel_set<cortex_m_dsp> : kernels::cortex_m_dsp_a16w8_kernels {};
 #endif
 
 }  // namespace staticformer

@@ -6,7 +6,9 @@
 // (more spill, or do not exist beside a frame pointer). The rows' inputs are unpacked into int16
 // pairs once per tile of rows, on the stack (at most 1 KiB: In <= 256), else word by word in
 // each tile. Integer sums are exact, so this order gives the reference's accumulator; the
-// requantisation is math::requantize's, by SMMLAR and SSAT for the usual shifts.
+// requantisation is math::requantize's, by SMMLAR and SSAT for the usual shifts. a16w8 (int16
+// inputs and outputs) runs the same tiles: its inputs' pairs come from two half-word packs
+// instead of SXTB16, its outputs are clamped to their limit.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <type_traits>
 
 #include "../../../math/fixed_point.hpp"
+#include "../../params_a16w8.hpp"
 #include "../../params_int8.hpp"
 #include "../../isa/arm_dsp.hpp"
 #include "activation_int8.hpp"
@@ -50,6 +53,21 @@ struct any_shift {
         return math::requantize(acc, m, shift, zero_point);
     }
 };
+// a16w8's outputs: the same rescale (zero point 0), clamped to +-limit, int16.
+struct high_multiplier_a16w8 {
+    std::int32_t up, limit;
+    STATICFORMER_ALWAYS_INLINE std::int32_t multiplier(std::int32_t m) const noexcept { return m << up; }
+    STATICFORMER_ALWAYS_INLINE std::int16_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        return math::clamp_to(arm_dsp::multiply_high_rounded_add(acc, m, 0), limit);
+    }
+};
+struct any_shift_a16w8 {
+    std::int32_t shift, limit;
+    std::int32_t multiplier(std::int32_t m) const noexcept { return m; }
+    std::int16_t operator()(std::int32_t acc, std::int32_t m) const noexcept {
+        return math::clamp_to(math::rescale(acc, m, shift), limit);
+    }
+};
 
 // The inputs of a tile's rows as int16 pairs: (x0, x2), (x1, x3) of group g, the rows of a group
 // side by side so that the assembly tile reads them with one pointer and post-increments.
@@ -72,6 +90,50 @@ struct packed_rows {  // unpacked word by word
     }
 };
 
+// a16w8: four int16 inputs (x0, x1), (x2, x3) in two words make the pairs (x0, x2), (x1, x3) by
+// two half-word packs (PKHBT, PKHTB), as SXTB16 makes them from four int8.
+STATICFORMER_ALWAYS_INLINE void pair_halves(const std::int16_t* x, std::int32_t& even, std::int32_t& odd) noexcept {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, x, 4);
+    std::memcpy(&hi, x + 2, 4);
+    even = std::int32_t((lo & 0xffffu) | (hi << 16)), odd = std::int32_t((lo >> 16) | (hi & 0xffff0000u));
+}
+template <int In>
+struct packed_rows16 {  // a16w8's rows, paired word by word
+    const std::int16_t* x;
+    STATICFORMER_ALWAYS_INLINE void group(int r, int g, std::int32_t& even, std::int32_t& odd) const noexcept {
+        pair_halves(x + r * In + 4 * g, even, odd);
+    }
+};
+template <int In>
+packed_rows<In> packed(const std::int8_t* x) noexcept { return {x}; }
+template <int In>
+packed_rows16<In> packed(const std::int16_t* x) noexcept { return {x}; }
+
+// A group of four inputs of each of Rows rows into the tile's pairs: int8 by SXTB16
+// (arm_dsp::unpack_group), int16 by pair_halves.
+template <int In, int Rows>
+STATICFORMER_ALWAYS_INLINE void unpack_group(const std::int8_t* from, std::int32_t*& to) noexcept {
+    arm_dsp::unpack_group<In, Rows>(from, to);
+}
+template <int In, int Rows>
+STATICFORMER_ALWAYS_INLINE void unpack_group(const std::int16_t* from, std::int32_t*& to) noexcept {
+    for (int r = 0; r < Rows; ++r, to += 2) pair_halves(from + r * In, to[0], to[1]);
+}
+
+// Every whole group of Rows rows into pairs. Out of line for int16
+// (STATICFORMER_GUARD_GCC12_MVE_LITERAL_POOL): arm-none-eabi-g++ 12.2 vectorises this loop for
+// Helium with a vector constant in a literal pool that, inlined into a large tile function,
+// lands beyond VLDR's reach (the assembler's "co-processor offset out of range").
+template <int In, int Rows>
+STATICFORMER_ALWAYS_INLINE void unpack_rows(const std::int8_t* x, std::int32_t* to) noexcept {
+    for (const std::int8_t* from = x; from < x + In / 4 * 4; from += 4) unpack_group<In, Rows>(from, to);
+}
+template <int In, int Rows>
+STATICFORMER_OUT_OF_LINE void unpack_rows(const std::int16_t* x, std::int32_t* to) noexcept {
+    for (const std::int16_t* from = x; from < x + In / 4 * 4; from += 4) unpack_group<In, Rows>(from, to);
+}
+
 // Groups a pass of the assembly tile: most (8 or 4), 4, 2 or 1, as the LDR offsets and the
 // pointer's ADD allow.
 constexpr bool thumb_add_immediate(long v) noexcept {  // ADDW's 12 bits, or 8 bits shifted
@@ -86,17 +148,16 @@ constexpr int tile_unroll(int group, int most = 4) noexcept {
 }
 
 // The last In % 4 inputs (w: their group) and the requantisation of a tile.
-template <int In, int Out, int Rows, int Cols, class Requant>
-STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], const std::int8_t* x, const std::int8_t* w,
-                                            const linear_int8<In, Out>& p, int o, Requant requant,
-                                            std::int8_t* y) noexcept {
+template <int In, int Out, int Rows, int Cols, class P, class X, class Requant, class Y>
+STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], const X* x, const std::int8_t* w, const P& p,
+                                            int o, Requant requant, Y* y) noexcept {
     for (int i = In / 4 * 4; i < In; ++i)
 #pragma GCC unroll 4
         for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
             for (int c = 0; c < Cols; ++c) acc[r][c] += x[r * In + i] * w[4 * c + i % 4];
-    // The multipliers in locals: a store to y (int8) may alias them, and GCC would load them again
-    // for every row.
+    // The multipliers in locals: a store to y (int8, int16) may alias them, and GCC would load
+    // them again for every row.
     std::int32_t m[Cols];
 #pragma GCC unroll 4
     for (int c = 0; c < Cols; ++c) m[c] = requant.multiplier(p.multiplier[o + c]);
@@ -108,9 +169,8 @@ STATICFORMER_ALWAYS_INLINE void finish_tile(std::int32_t (&acc)[Rows][Cols], con
 
 // Rows x Cols (Rows 1, 2 or 4, Cols 1 or 2) outputs from o; x holds Rows rows of In inputs. The last In % 4
 // inputs one by one (the next row's values follow a row: no word may be read across).
-template <int In, int Out, int Rows, int Cols, class Inputs, class Requant>
-STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p, int o,
-                                         Requant requant, std::int8_t* y) noexcept {
+template <int In, int Out, int Rows, int Cols, class Inputs, class P, class X, class Requant, class Y>
+STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const X* x, const P& p, int o, Requant requant, Y* y) noexcept {
     using namespace arm_dsp;
     constexpr int whole = In / 4;
     std::int32_t acc[Rows][Cols];
@@ -161,38 +221,34 @@ STATICFORMER_ALWAYS_INLINE void linear_tile(Inputs in, const std::int8_t* x, con
 
 // Rows (1, 2 or 4) rows, every output: one output a tile for 4 rows, else pairs of outputs,
 // then the odd one.
-template <int In, int Out, int Rows, class Inputs, class Requant>
-STATICFORMER_DSP_ROW_BLOCK void outputs_of_row_block(Inputs in, const std::int8_t* x, const linear_int8<In, Out>& p,
-                                                 Requant requant, std::int8_t* y) noexcept {
+template <int In, int Out, int Rows, class Inputs, class P, class X, class Requant, class Y>
+STATICFORMER_DSP_ROW_BLOCK void outputs_of_row_block(Inputs in, const X* x, const P& p, Requant requant, Y* y) noexcept {
     constexpr int cols = Rows == 4 ? 1 : 2, paired = Out - Out % cols;
     for (int o = 0; o < paired; o += cols) linear_tile<In, Out, Rows, cols>(in, x, p, o, requant, y);
     if constexpr (paired < Out) linear_tile<In, Out, Rows, 1>(in, x, p, paired, requant, y);
 }
 
 // Rows Rows from x: their inputs unpacked into pairs (In <= 256), or read in place.
-template <int In, int Out, int Rows, class Requant>
-STATICFORMER_ALWAYS_INLINE void row_block(const std::int8_t* x, std::int32_t* pairs, const linear_int8<In, Out>& p,
-                                               Requant requant, std::int8_t* y) noexcept {
+template <int In, int Out, int Rows, class P, class X, class Requant, class Y>
+STATICFORMER_ALWAYS_INLINE void row_block(const X* x, std::int32_t* pairs, const P& p, Requant requant, Y* y) noexcept {
     if constexpr (In <= 256) {
-        std::int32_t* to = pairs;
-        for (const std::int8_t* from = x; from < x + In / 4 * 4; from += 4) arm_dsp::unpack_group<In, Rows>(from, to);
+        unpack_rows<In, Rows>(x, pairs);
         outputs_of_row_block<In, Out, Rows>(unpacked_rows<In, Rows>{pairs}, x, p, requant, y);
     } else {
-        outputs_of_row_block<In, Out, Rows>(packed_rows<In>{x}, x, p, requant, y);
+        outputs_of_row_block<In, Out, Rows>(packed<In>(x), x, p, requant, y);
     }
 }
 
 // Rows four at a time when In <= 128, else two at a time (their unpacked inputs take at most
 // 1 KiB of stack), then the rest.
-template <int In, int Out, class Requant>
-inline void linear_by_row_blocks(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, Requant requant,
-                        std::int8_t* y) noexcept {
+template <int In, int Out, class P, class X, class Requant, class Y>
+inline void linear_by_row_blocks(const X* x, int rows, const P& p, Requant requant, Y* y) noexcept {
     constexpr int tall = In <= 128 ? 4 : 2;
     std::int32_t pairs[In <= 256 ? unpacked_rows<In, tall>::words : 1];
     for (int r = 0; r < rows; r += tall) {
         const int n = rows - r < tall ? rows - r : tall;
-        const std::int8_t* xr = x + r * In;
-        std::int8_t* yr = y + r * Out;
+        const X* xr = x + r * In;
+        Y* yr = y + r * Out;
         if constexpr (tall == 4) {
             if (n == 4) {
                 row_block<In, Out, 4>(xr, pairs, p, requant, yr);
@@ -208,21 +264,26 @@ inline void linear_by_row_blocks(const std::int8_t* x, int rows, const linear_in
 }
 
 // Any shift: one output a tile (less code for a rare case).
-template <int In, int Out>
-STATICFORMER_ALWAYS_INLINE void linear_any_shift(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
-                                                 std::int8_t* y) noexcept {
+template <int In, int Out, class P, class X, class Requant, class Y>
+STATICFORMER_ALWAYS_INLINE void linear_any_shift(const X* x, int rows, const P& p, Requant requant, Y* y) noexcept {
     for (int r = 0; r < rows; ++r)
-        for (int o = 0; o < Out; ++o)
-            linear_tile<In, Out, 1, 1>(packed_rows<In>{x + r * In}, x + r * In, p, o,
-                                       any_shift{p.shift, p.output_zero_point}, y + r * Out);
+        for (int o = 0; o < Out; ++o) linear_tile<In, Out, 1, 1>(packed<In>(x + r * In), x + r * In, p, o, requant, y + r * Out);
 }
 
 // Rows four or two at a time, one or two outputs at a time, then the remainders.
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
     if (high_multiplier::applies(p.shift))
-        return linear_by_row_blocks(x, rows, p, high_multiplier{32 - p.shift, p.output_zero_point}, y);
-    linear_any_shift(x, rows, p, y);
+        return linear_by_row_blocks<In, Out>(x, rows, p, high_multiplier{32 - p.shift, p.output_zero_point}, y);
+    linear_any_shift<In, Out>(x, rows, p, any_shift{p.shift, p.output_zero_point}, y);
+}
+
+// a16w8: int16 rows through the same tiles (their pairs by pair_halves), int16 outputs.
+template <int In, int Out>
+inline void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+    if (high_multiplier::applies(p.shift))
+        return linear_by_row_blocks<In, Out>(x, rows, p, high_multiplier_a16w8{32 - p.shift, p.output_limit}, y);
+    linear_any_shift<In, Out>(x, rows, p, any_shift_a16w8{p.shift, p.output_limit}, y);
 }
 
 // y = the activation table's entries for x W + b (a feed-forward layer's first half).
@@ -231,9 +292,9 @@ inline void linear_activate(const std::int8_t* x, int rows, const linear_int8<In
                             std::int8_t* y) noexcept {
     if (high_multiplier::applies(p.shift)) {
         const high_multiplier_activated requant{{32 - p.shift, p.output_zero_point}, table + 128};
-        return linear_by_row_blocks(x, rows, p, requant, y);
+        return linear_by_row_blocks<In, Out>(x, rows, p, requant, y);
     }
-    linear_any_shift(x, rows, p, y);  // not linear(): its tiles would be a second copy of these
+    linear_any_shift<In, Out>(x, rows, p, any_shift{p.shift, p.output_zero_point}, y);  // not linear(): a second copy
     activate(y, rows * Out, table);
 }
 

@@ -24,6 +24,22 @@ template <>
 struct kernel_set<cortex_m_mve> : kernels::float_kernels {};
 
 #if STATICFORMER_HAS_CORTEX_M_MVE
+// a16w8: the DSP set's linear layers (Helium's are int8 only so far), Helium's softmax and
+// stream LayerNorm.
+template <>
+struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        kernels::cortex_m_mve::softmax(s, n, m, p);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
+    }
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        kernels::cortex_m_mve::layer_norm(x, rows, p, y);
+    }
+};
 template <>
 struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     using dsp = kernels::cortex_m_dsp_int8_kernels;

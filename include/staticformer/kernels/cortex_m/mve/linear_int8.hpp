@@ -182,7 +182,7 @@ template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
     if (math::int16_multiplier_requantizer::applies(p.shift))
         return linear_requantized(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
-    cortex_m_dsp::linear_any_shift(x, rows, p, y);
+    cortex_m_dsp::linear_any_shift<In, Out>(x, rows, p, cortex_m_dsp::any_shift{p.shift, p.output_zero_point}, y);
 }
 
 }  // namespace cortex_m_mve
