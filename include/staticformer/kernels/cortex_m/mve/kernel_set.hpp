@@ -24,10 +24,26 @@ template <>
 struct kernel_set<cortex_m_mve> : kernels::float_kernels {};
 
 #if STATICFORMER_HAS_CORTEX_M_MVE
-// a16w8: the DSP set's linear layers (Helium's are int8 only so far), Helium's softmax and
-// stream LayerNorm.
+// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), softmax and stream LayerNorm.
 template <>
 struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
+    template <int In, int Out>
+    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+        kernels::cortex_m_mve::linear(x, rows, p, y);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
+        kernels::cortex_m_mve::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
+        kernels::cortex_m_mve::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
+                                  std::int16_t* ctx) noexcept {
+        kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, a.context, a.context_limit, ctx);
+    }
     static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
         kernels::cortex_m_mve::softmax(s, n, m, p);
     }

@@ -6,6 +6,7 @@
 // In % 16 inputs is tail-predicated: inputs past In read as 0, groups past the weights are not
 // read (padding weights inside a group are 0, load_blob checks it). The requantisation is the
 // DSP kernel's (SMLAWB). Integer sums are exact: any order gives the reference's accumulator.
+// a16w8 (int16 rows) at the end: eight inputs a VMLADAVA.S16, the weights widened by a gather.
 #pragma once
 
 #include <arm_mve.h>
@@ -14,6 +15,7 @@
 
 #include "../../../config.hpp"
 #include "../../../math/fixed_point.hpp"
+#include "../../params_a16w8.hpp"
 #include "../../params_int8.hpp"
 #include "../../isa/arm_mve.hpp"
 #include "../dsp/linear_int8.hpp"
@@ -183,6 +185,67 @@ inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p
     if (math::int16_multiplier_requantizer::applies(p.shift))
         return linear_requantized(x, rows, p, int16_multiplier{{p.shift, p.output_zero_point}}, y);
     cortex_m_dsp::linear_any_shift<In, Out>(x, rows, p, cortex_m_dsp::any_shift{p.shift, p.output_zero_point}, y);
+}
+
+// ---- a16w8: int16 rows, VMLADAVA.S16 -------------------------------------------------------
+
+// Rows (1..4) rows of output o, eight inputs a step: one widening byte gather puts output o's
+// eight weights in input order (offsets (i / 4) 4 Out + i % 4: two groups), and each row adds
+// its eight products with one VLDRH and one VMLADAVA.S16. The last In % 8 inputs predicated.
+// The gather only reads weights, which nothing writes: STATICFORMER_GUARD_GCC12_MVE_MEMORY_SIZES
+// needs no fence here.
+template <int In, int Out, int Rows, class Requant>
+inline void linear_tile_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p, int o, Requant requant,
+                              std::int16_t* y) noexcept {
+    constexpr int whole = In / 8, tail = In % 8;
+    const uint16x8_t i = vidupq_n_u16(0, 1);
+    const uint16x8_t offsets = vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
+    const std::int8_t* w = &p.w[0][o][0];
+    std::int32_t acc[Rows];
+#pragma GCC unroll 4
+    for (int r = 0; r < Rows; ++r) acc[r] = p.bias[o];
+#pragma GCC unroll 2
+    for (int b = 0; b < whole; ++b, w += 8 * Out) {
+        const int16x8_t wv = vldrbq_gather_offset_s16(w, offsets);
+#pragma GCC unroll 4
+        for (int r = 0; r < Rows; ++r) acc[r] = vmladavaq_s16(acc[r], vldrhq_s16(x + r * In + 8 * b), wv);
+    }
+    if constexpr (tail > 0) {
+        const mve_pred16_t inputs = vctp16q(tail);
+        const int16x8_t wv = vldrbq_gather_offset_z_s16(w, offsets, inputs);
+#pragma GCC unroll 4
+        for (int r = 0; r < Rows; ++r) acc[r] = vmladavaq_s16(acc[r], vldrhq_z_s16(x + r * In + 8 * whole, inputs), wv);
+    }
+    const std::int32_t m = requant.multiplier(p.multiplier[o]);
+#pragma GCC unroll 4
+    for (int r = 0; r < Rows; ++r) y[r * Out + o] = requant(acc[r], m);
+}
+
+template <int In, int Out, int Rows, class Requant>
+STATICFORMER_OUT_OF_LINE void linear_rows_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p, Requant requant,
+                                                std::int16_t* y) noexcept {
+    for (int o = 0; o < Out; ++o) linear_tile_a16w8<In, Out, Rows>(x, p, o, requant, y);
+}
+
+template <int In, int Out, class Requant>
+inline void linear_a16w8_rows(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, Requant requant,
+                              std::int16_t* y) noexcept {
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) linear_rows_a16w8<In, Out, 4>(x + r * In, p, requant, y + r * Out);
+    switch (rows - r) {
+    case 3: linear_rows_a16w8<In, Out, 3>(x + r * In, p, requant, y + r * Out); break;
+    case 2: linear_rows_a16w8<In, Out, 2>(x + r * In, p, requant, y + r * Out); break;
+    case 1: linear_rows_a16w8<In, Out, 1>(x + r * In, p, requant, y + r * Out); break;
+    default: break;
+    }
+}
+
+// Four rows a tile; the DSP kernel's rescale (SMMLAR) and clamp, or any shift.
+template <int In, int Out>
+inline void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+    if (cortex_m_dsp::high_multiplier::applies(p.shift))
+        return linear_a16w8_rows(x, rows, p, cortex_m_dsp::high_multiplier_a16w8{32 - p.shift, p.output_limit}, y);
+    linear_a16w8_rows(x, rows, p, cortex_m_dsp::any_shift_a16w8{p.shift, p.output_limit}, y);
 }
 
 }  // namespace cortex_m_mve
