@@ -19,5 +19,5 @@ for f in encoder_test mask_test model_test int8_test hostile_test test_main kern
         -DSFTEST_SWEEP_STEP=1009 -I"$root/include" -I"$root/tests" -c "$root/tests/{}.cpp" -o "$scratch/{}.o"'
 "$clang" "$@" "$scratch"/*.o -o "$scratch/clang_tests" -lgtest -lpthread
 exec "$scratch/clang_tests" \
-    --gtest_filter='Kernels.*:Approx.*:Encoder*:Fp16*:Model*:Blob.*:FixedPoint.*:Int8*:Hostile*' \
+    --gtest_filter='Kernels.*:Approx.*:Encoder*:Fp16*:Model*:Blob.*:FixedPoint.*:Int8*:A16w8*:Hostile*' \
     --reference-dir="$refdir" --golden-dir="$goldendir"

@@ -19,4 +19,4 @@ printf '%s\n' test_main encoder_test int8_test |
     xargs -P 2 -I{} sh -c '"$cxx" -std=c++17 -O2 -Wall -Wextra -Werror -fno-exceptions -fno-rtti $flags \
         -I"$root/include" -I"$root/tests" -c "$root/tests/{}.cpp" -o "$scratch/{}.o"'
 "$cxx" "$scratch/test_main.o" "$scratch/encoder_test.o" "$scratch/int8_test.o" -o "$scratch/tests" -lgtest -lpthread
-exec "$scratch/tests" --gtest_filter='Encoder*:FixedPoint.*:Int8*' --reference-dir="$refdir"
+exec "$scratch/tests" --gtest_filter='Encoder*:FixedPoint.*:Int8*:A16w8*' --reference-dir="$refdir"

@@ -24,38 +24,6 @@ template <>
 struct kernel_set<cortex_m_mve> : kernels::float_kernels {};
 
 #if STATICFORMER_HAS_CORTEX_M_MVE
-// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), softmax and stream LayerNorm.
-template <>
-struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
-    template <int In, int Out>
-    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
-        kernels::cortex_m_mve::linear(x, rows, p, y);
-    }
-    template <int D, int HeadDim, int S>
-    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
-        kernels::cortex_m_mve::store_keys<D, HeadDim, S>(k, rows, j0, kt);
-    }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
-        kernels::cortex_m_mve::attention_scores<HeadDim, KStride>(q, kt, n, s);
-    }
-    template <int HeadDim, int VStride>
-    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
-                                  std::int16_t* ctx) noexcept {
-        kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, a.context, a.context_limit, ctx);
-    }
-    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
-        kernels::cortex_m_mve::softmax(s, n, m, p);
-    }
-    template <int Stride>
-    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
-        for (int r = 0; r < rows; ++r) softmax(s + r * Stride, n, m, p + r * Stride);
-    }
-    template <int N, bool Rms, class Out>
-    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
-        kernels::cortex_m_mve::layer_norm(x, rows, p, y);
-    }
-};
 template <>
 struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     using dsp = kernels::cortex_m_dsp_int8_kernels;
@@ -113,6 +81,41 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
                                   std::int8_t* ctx) noexcept {
         kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, m, ctx);
+    }
+};
+
+// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), softmax and stream LayerNorm.
+template <>
+struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
+    template <int In, int Out>
+    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+        kernels::cortex_m_mve::linear(x, rows, p, y);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
+        kernels::cortex_m_mve::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
+        kernels::cortex_m_mve::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
+                                  std::int16_t* ctx) noexcept {
+        kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, a.context, a.context_limit, ctx);
+    }
+    // int8's softmax and stream LayerNorm
+    using int8_set = int8_kernel_set<cortex_m_mve>;
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        int8_set::softmax(s, n, m, p);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        int8_set::softmax_rows<Stride>(s, rows, n, m, p);
+    }
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        int8_set::layer_norm(x, rows, p, y);
     }
 };
 #endif
