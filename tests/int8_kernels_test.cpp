@@ -437,6 +437,22 @@ std::vector<std::int16_t> stored_values16(const std::vector<std::int16_t>& v, in
     return buffer;
 }
 
+// Probabilities of n keys as a softmax gives them, whose sum stays within 2^15 + n / 2 (the
+// bound that keeps a16w8's context sums in int32 for any int16 value): pattern 0 all on the last
+// key (32767), 1 random shares of 32767, 2 equal shares; S - n zeros after them.
+std::vector<std::int16_t> probabilities16(int pattern, int n, int S, splitmix64& g) {
+    std::vector<std::int16_t> p(std::size_t(S), 0);
+    std::vector<std::uint64_t> share(std::size_t(n), 1);
+    if (pattern == 1)
+        for (auto& r : share) r = g.next() >> 48;
+    std::uint64_t total = 0;
+    for (std::uint64_t r : share) total += r;
+    for (int j = 0; j < n; ++j)
+        p[std::size_t(j)] = pattern == 0 ? std::int16_t(j == n - 1 ? 32767 : 0)
+                                         : std::int16_t(total == 0 ? 0 : share[std::size_t(j)] * 32767 / total);
+    return p;
+}
+
 template <int HeadDim, int D, int S = 70>
 void check_context_a16w8(std::uint64_t seed) {
     splitmix64 g{seed};
@@ -446,10 +462,8 @@ void check_context_a16w8(std::uint64_t seed) {
         for (std::size_t i = 0; i < v.size(); ++i) v[i] = value16(f, i, v.size(), 32767, g);
         if (f == fill::min) std::fill(v.begin(), v.end(), std::int16_t(-32768));
         for (int pf = 0; pf < 3; ++pf) {
-            std::vector<std::int16_t> p(S);
-            for (int j = 0; j < S; ++j)
-                p[j] = pf == 0 ? 32767 : pf == 1 ? std::int16_t(g.next() >> 49) : std::int16_t(j % 3 ? 0 : 32767);
             for (int n = 1; n <= S; n += n < 10 ? 1 : 9) {
+                const std::vector<std::int16_t> p = probabilities16(pf, n, S, g);
                 const std::vector<std::int16_t> vr = stored_values16<ref16, D, HeadDim, S>(v, n),
                                                 vv = stored_values16<vec16, D, HeadDim, S>(v, n);
                 for (const auto& m : ms)
