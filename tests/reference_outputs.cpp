@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
 #define WRITE_MODEL_CASE(name)                       \
     write_model_case<name, sf::f32>(argv[1], #name); \
     write_model_case<name, sf::f16>(argv[1], #name); \
-    write_model_case<name, sf::int8>(argv[1], #name);
+    write_model_case<name, sf::int8>(argv[1], #name); \
+    write_model_case<name, sf::a16w8>(argv[1], #name);
     STATICFORMER_MODEL_CASES(WRITE_MODEL_CASE)
 #undef WRITE_MODEL_CASE
     std::printf("reference outputs written to %s (%d failures)\n", argv[1], failures);

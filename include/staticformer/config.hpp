@@ -415,5 +415,8 @@ template <class P>
 constexpr bool is_precision =
     std::is_same<P, f32>::value || std::is_same<P, f16>::value || std::is_same<P, int8>::value ||
     std::is_same<P, a16w8>::value;
+// The integer precisions: integer weights and activations, an int16 residual stream.
+template <class P>
+constexpr bool is_integer_precision = std::is_same<P, int8>::value || std::is_same<P, a16w8>::value;
 
 }  // namespace staticformer

@@ -21,29 +21,30 @@
 
 namespace staticformer {
 
-// What a model reads: token ids (std::int32_t), or features / an image: floats (f32, f16) or
-// int8 values quantised with weights.quant.input (int8).
+// What a model reads: token ids (std::int32_t), or features / an image: floats (f32, f16), or
+// values quantised with weights.quant.input: int8 (int8), int16 (a16w8).
 template <class M, class P = f32>
-using model_input_t = std::conditional_t<M::input == input_kind::tokens, std::int32_t,
-                                         std::conditional_t<std::is_same<P, int8>::value, std::int8_t, float>>;
-// What a model writes: floats (f32, f16); int8: int32 logits with a head, else int16 rows (the
-// encoder's stream, or the pooled row's LayerNorm), in weights.quant.logits.
+using model_input_t =
+    std::conditional_t<M::input == input_kind::tokens, std::int32_t,
+                       std::conditional_t<is_integer_precision<P>, integer_activation<P>, float>>;
+// What a model writes: floats (f32, f16); int8 and a16w8: int32 logits with a head, else int16
+// rows (the encoder's stream, or the pooled row's LayerNorm), in weights.quant.logits.
 template <class M, class P = f32>
-using model_output_t = std::conditional_t<!std::is_same<P, int8>::value, float,
+using model_output_t = std::conditional_t<!is_integer_precision<P>, float,
                                           std::conditional_t<M::has_head, std::int32_t, std::int16_t>>;
 
-// The precision of a model's activations: float for f32 and f16 weights, int8 for int8.
+// The precision of a model's activations: float for f32 and f16 weights, else the weights' own.
 template <class P>
-using activation_precision = std::conditional_t<std::is_same<P, int8>::value, int8, f32>;
+using activation_precision = std::conditional_t<is_integer_precision<P>, P, f32>;
 
-// The int8 model's int8 tensors between its int16 rows: a tile of the input step's outputs
-// (features, patches), the classifier's input. Float models have none.
-template <class M, int Tile, class P>
+// An integer model's tensors between its int16 rows (int8; a16w8: int16): a tile of the input
+// step's outputs (features, patches), the classifier's input. Float models have none.
+template <class M, int Tile, class P, bool Integer = is_integer_precision<P>>
 struct int8_model_buffers {};
-template <class M, int Tile>
-struct int8_model_buffers<M, Tile, int8> {
-    alignas(64) std::int8_t front[M::input != input_kind::tokens ? Tile * M::d_model : 1];
-    alignas(64) std::int8_t head_input[M::has_head ? M::d_model : 1];
+template <class M, int Tile, class P>
+struct int8_model_buffers<M, Tile, P, true> {
+    alignas(64) integer_activation<P> front[M::input != input_kind::tokens ? Tile * M::d_model : 1];
+    alignas(64) integer_activation<P> head_input[M::has_head ? M::d_model : 1];
 };
 
 // The model's buffers of one sequence at a time: a tile of image patches, the pooled row (with
@@ -169,20 +170,20 @@ struct float_model_steps {
     }
 };
 
-// The int8 model steps (model_weights_int8.hpp): int16 rows, int8 tensors widened into them,
-// int32 logits.
-template <class M, class K, int Tile>
+// The integer model steps (model_weights_int8.hpp), P int8 or a16w8: int16 rows, the model's
+// own tensors widened into them, int32 logits.
+template <class M, class K, int Tile, class P>
 struct int8_model_steps {
     using Cfg = typename M::encoder;
     using value = std::int16_t;
-    using weights = model_weights<M, int8>;
-    using workspace = model_buffers<M, Tile, int8>;
-    using encoder_steps = int8_steps<Cfg, K, Tile>;
+    using weights = model_weights<M, P>;
+    using workspace = model_buffers<M, Tile, P>;
+    using encoder_steps = int8_steps<Cfg, K, Tile, integer_activation<P>>;
     static constexpr int D = M::d_model, S = M::seq_len, T = Tile;
 
-    // n rows from the input into rows: the embedding's int8 rows widened (features and patches
+    // n rows from the input into rows: the embedding's rows widened (features and patches
     // projected a tile at a time).
-    static void front(const weights& w, const model_input_t<M, int8>* in, int n, std::int16_t* rows,
+    static void front(const weights& w, const model_input_t<M, P>* in, int n, std::int16_t* rows,
                       workspace& ws) noexcept {
         const auto widen = [&](int t0, int count) { K::widen(ws.front, count * D, w.quant.embed, rows + t0 * D); };
         if constexpr (M::input == input_kind::tokens) {
@@ -209,7 +210,7 @@ struct int8_model_steps {
     static void embedding_norm(const weights& w, std::int16_t* y, int rows) noexcept {
         K::layer_norm(y, rows, w.embedding_norm.norm, y);
     }
-    // The pooled row's LayerNorm: into the classifier's int8 input, or in place (the output).
+    // The pooled row's LayerNorm: into the classifier's input, or in place (the output).
     static void pooled_norm(const weights& w, std::int16_t* pooled, workspace& ws) noexcept {
         if constexpr (M::has_head)
             K::layer_norm(pooled, 1, w.head.norm, ws.head_input);
@@ -235,7 +236,11 @@ struct model_steps_for {
 };
 template <class M, class K, int Tile>
 struct model_steps_for<M, K, int8, Tile> {
-    using type = int8_model_steps<M, K, Tile>;
+    using type = int8_model_steps<M, K, Tile, int8>;
+};
+template <class M, class K, int Tile>
+struct model_steps_for<M, K, a16w8, Tile> {
+    using type = int8_model_steps<M, K, Tile, a16w8>;
 };
 
 // The one model composition (the steps of this file's header comment), for every precision.
@@ -325,10 +330,16 @@ inline status check_model_input(const model_input_t<M, P>* in, const void* out, 
     if constexpr (M::input == input_kind::tokens) {
         for (int t = 0; t < valid_tokens; ++t)
             if (in[t] < 0 || in[t] >= M::vocab) return status::bad_token_id;
-    } else if constexpr (!std::is_same<P, int8>::value) {
+    } else {
         const std::size_t values = M::input == input_kind::patches ? M::input_values
                                                                    : std::size_t(valid_tokens) * M::features;
-        if (!math::all_finite(in, values)) return status::non_finite_input;
+        if constexpr (std::is_same<P, a16w8>::value) {  // within the projection's sums (params_a16w8.hpp)
+            constexpr std::int32_t limit = a16w8_limits::input_limit(M::features);
+            for (std::size_t i = 0; i < values; ++i)
+                if (in[i] > limit || in[i] < -limit) return status::input_out_of_range;
+        } else if constexpr (!is_integer_precision<P>) {
+            if (!math::all_finite(in, values)) return status::non_finite_input;
+        }
     }
     return status::ok;
 }
@@ -362,7 +373,7 @@ inline status run_model(const model_weights<M, P>& w, Workspace& ws, const model
     using encoder_composition = composition<typename M::encoder, typename steps::encoder_steps>;
     model_composition<M, steps>::run(w, in, valid_tokens, masks, count, out, ws,
                                      tiles(ws.encoder, encoder_composition{}));
-    if constexpr (std::is_same<P, int8>::value) {
+    if constexpr (is_integer_precision<P>) {
         return status::ok;
     } else {
         bool finite = true;
@@ -405,7 +416,7 @@ using kernel_set_for = typename precision_traits<P>::template kernels<Backend>;
 // features [input_tokens][features], or the image [C][H][W]) of which the first valid_tokens
 // tokens are read (an image: all of them); `out` receives model_cfg::output_values values: the
 // encoded sequence (padded rows zero), the pooled row, or the logits (int8: std::int32_t logits
-// or std::int16_t rows, in weights.quant.logits). in and out must not overlap. Float
+// or std::int16_t rows, in weights.quant.logits; a16w8 likewise). in and out must not overlap. Float
 // inputs with a NaN or infinity return non_finite_input (nothing written); a pass that overflows
 // returns non_finite_output with every output value (valid rows) the canonical NaN.
 // mask: torch's src_key_padding_mask over the input tokens (mask.hpp; a CLS row's key is always
@@ -472,8 +483,7 @@ inline int arg_max(const T* values, int n) noexcept {
 template <class M, class P = f32, class Backend = default_backend>
 class model {
     static_assert(is_model_config<M>::value, "model needs a model_config as its first argument");
-    static_assert(is_precision<P> && !std::is_same<P, a16w8>::value,
-                  "precision must be staticformer::f32, f16 or int8 (a16w8 models: not yet)");
+    static_assert(is_precision<P>, "precision must be staticformer::f32, f16, int8 or a16w8");
     static_assert(detail::backend_check<P, Backend>::value, "");
 
 public:
@@ -482,8 +492,8 @@ public:
     using backend = Backend;
     using weights_type = model_weights<M, P>;
     using workspace_type = model_workspace_for<M, Backend, P>;
-    using input_type = model_input_t<M, P>;    // std::int32_t token ids, or float (int8: std::int8_t)
-    using output_type = model_output_t<M, P>;  // float (int8: std::int32_t logits, or std::int16_t rows)
+    using input_type = model_input_t<M, P>;    // std::int32_t token ids, or float (int8: std::int8_t; a16w8: std::int16_t)
+    using output_type = model_output_t<M, P>;  // float (int8, a16w8: std::int32_t logits, or std::int16_t rows)
 
     static constexpr int input_tokens = M::input_tokens;
     static constexpr std::size_t input_values = M::input_values;
@@ -494,7 +504,7 @@ public:
     // The sinusoidal table, in .rodata beside the weights (0 without it).
     static constexpr std::size_t table_bytes =
         M::positions != positions_kind::sinusoidal ? 0
-        : std::is_same<P, int8>::value             ? sizeof(math::sinusoid_table_int8<M::seq_len, M::d_model>)
+        : is_integer_precision<P>                  ? sizeof(math::sinusoid_table_int8<M::seq_len, M::d_model>)
                                                    : sizeof(math::sinusoid_table<M::seq_len, M::d_model>);
 
     explicit model(const weights_type& w) noexcept : weights_(&w) {}

@@ -34,6 +34,8 @@ enum class status : int {
                             // (a model: than its input tokens)
     all_keys_masked,        // a key padding mask that leaves no valid key to attend (nothing written)
     bad_batch_size,         // forward_batch: no sequence, or more than the workspace holds
+    input_out_of_range,     // an a16w8 model's int16 feature or image value beyond the limit its
+                            // projection reads (quantize_model_input keeps within it; nothing written)
 };
 
 // A short, stable, human-readable name for logs.
@@ -64,6 +66,7 @@ constexpr const char* to_string(status s) noexcept {
     case status::bad_mask_length: return "bad_mask_length";
     case status::all_keys_masked: return "all_keys_masked";
     case status::bad_batch_size: return "bad_batch_size";
+    case status::input_out_of_range: return "input_out_of_range";
     }
     return "unknown";
 }

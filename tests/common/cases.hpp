@@ -166,7 +166,7 @@ constexpr const char* precision_name = std::is_same<P, sf::f16>::value     ? "f1
 
 // int8 and a16w8: integer encoders, whose input and output rows are the int16 residual stream.
 template <class P>
-constexpr bool is_integer = std::is_same<P, sf::int8>::value || std::is_same<P, sf::a16w8>::value;
+constexpr bool is_integer = sf::is_integer_precision<P>;
 using stream_t = std::int16_t;
 
 // An integer encoder's input: make_input() quantised with the weights' input quantisation.

@@ -79,11 +79,11 @@ std::vector<sf::model_input_t<M>> make_model_input(input_kind kind);
 template <class M, class P = sf::f32>
 const sf::model_weights<M, P>& model_weights_for();
 
-// The int8 weights of model_weights_for: the f32 ones quantised by the library's quantiser,
-// calibrated on the "normal" input at full and half length and more inputs like it (64 rows at
-// least).
-template <class M>
-void calibrate_model(sf::model_weights<M, sf::int8>& w) {
+// The int8 and a16w8 weights of model_weights_for: the f32 ones quantised by the library's
+// quantiser, calibrated on the "normal" input at full and half length and more inputs like it
+// (64 rows at least).
+template <class M, class P>
+void calibrate_model(sf::model_weights<M, P>& w) {
     sf::quant::model_calibrator<M> c(model_weights_for<M, sf::f32>());
     const auto x = make_model_input<M>(input_kind::normal);
     require_ok(c.observe(x.data(), M::input_tokens), "model_calibrator::observe");
@@ -101,8 +101,8 @@ void calibrate_model(sf::model_weights<M, sf::int8>& w) {
     c.quantize(w);
 }
 
-// f32: seeded; f16: the f32 weights rounded by the library's conversion; int8: calibrate_model,
-// on the target itself.
+// f32: seeded; f16: the f32 weights rounded by the library's conversion; int8, a16w8:
+// calibrate_model, on the target itself.
 template <class M, class P>
 const sf::model_weights<M, P>& model_weights_for() {
     alignas(sf::weights_alignment) static sf::model_weights<M, P> w;
@@ -112,7 +112,7 @@ const sf::model_weights<M, P>& model_weights_for() {
         else if constexpr (std::is_same<P, sf::f16>::value)
             sf::convert_weights(model_weights_for<M, sf::f32>(), w);
         else
-            calibrate_model<M>(w);
+            calibrate_model<M, P>(w);
         return true;
     }();
     (void)made;
@@ -145,14 +145,14 @@ std::vector<int> model_valid_lens() {
     return v;
 }
 
-// The input of precision P: int8 models take features and images quantised with the weights'
-// input quantisation (token ids as they are).
+// The input of precision P: int8 and a16w8 models take features and images quantised with the
+// weights' input quantisation (token ids as they are).
 template <class M, class P>
 std::vector<sf::model_input_t<M, P>> make_model_input_for(input_kind kind) {
     const auto x = make_model_input<M>(kind);
-    if constexpr (std::is_same<P, sf::int8>::value && M::input != sf::input_kind::tokens) {
-        std::vector<std::int8_t> q(x.size());
-        require_ok(sf::quantize_model_input(model_weights_for<M, sf::int8>(), x.data(), q.data(), x.size()),
+    if constexpr (sf::is_integer_precision<P> && M::input != sf::input_kind::tokens) {
+        std::vector<sf::model_input_t<M, P>> q(x.size());
+        require_ok(sf::quantize_model_input(model_weights_for<M, P>(), x.data(), q.data(), x.size()),
                    "quantize_model_input");
         return q;
     } else {

@@ -235,6 +235,24 @@ struct a16w8_kernels {
     static void rotate(std::int16_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
         ref::rotate<D, HeadDim, Interleaved>(x, cos, sin);
     }
+    // Model steps (model_weights_int8.hpp): int8 rows (token tables, CLS, positions) and int16
+    // ones (the input step's, features and images) into the stream, the rounded mean of n rows,
+    // a classifier's int32 outputs.
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        ref::add(x, a, n, p);
+    }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        ref::widen(a, n, p, y);
+    }
+    static void widen(const std::int16_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        ref::widen(a, n, p, y);
+    }
+    template <int D>
+    static void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept { ref::mean_rows<D>(x, n, y); }
+    template <int In, int Out>
+    static void linear_wide(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int32_t* y) noexcept {
+        ref::linear_wide(x, rows, p, y);
+    }
 };
 
 }  // namespace kernels

@@ -70,20 +70,31 @@ void dequantize_output(const encoder_weights<Cfg, P>& w, const std::int16_t* q, 
     for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.output);
 }
 
-// Whole int8 models (model_weights_int8.hpp): n features or image values x -> q with the model's
-// input quantisation; n int32 logits, or n int16 output values (pooled row or sequence), -> y.
+// Whole integer models (model_weights_int8.hpp): n features or image values x -> q with the
+// model's input quantisation (a16w8: within its projection's input_limit); n int32 logits, or n
+// int16 output values (pooled row or sequence), -> y.
 template <class M>
 status quantize_model_input(const model_weights<M, int8>& w, const float* x, std::int8_t* q, std::size_t n) noexcept {
     return detail::quantize_values(x, q, n, w.quant.input);
 }
 template <class M>
-void dequantize_logits(const model_weights<M, int8>& w, const std::int32_t* q, float* y, std::size_t n) noexcept {
+status quantize_model_input(const model_weights<M, a16w8>& w, const float* x, std::int16_t* q, std::size_t n) noexcept {
+    const status s = detail::quantize_values(x, q, n, w.quant.input);
+    constexpr std::int16_t limit = std::int16_t(a16w8_limits::input_limit(M::features));
+    if (s == status::ok)
+        for (std::size_t i = 0; i < n; ++i) q[i] = q[i] > limit ? limit : q[i] < -limit ? std::int16_t(-limit) : q[i];
+    return s;
+}
+template <class M, class P>
+void dequantize_logits(const model_weights<M, P>& w, const std::int32_t* q, float* y, std::size_t n) noexcept {
+    static_assert(is_integer_precision<P>, "dequantize_logits: integer weights");
     for (std::size_t i = 0; i < n; ++i)  // (64-bit difference: any int32 logit and zero point)
         y[i] = w.quant.logits.scale * float(std::int64_t(q[i]) - w.quant.logits.zero_point);
 }
 // (The output's quantisation is quant.logits: the encoder's output, or pooled_norm's.)
-template <class M>
-void dequantize_model_output(const model_weights<M, int8>& w, const std::int16_t* q, float* y, std::size_t n) noexcept {
+template <class M, class P>
+void dequantize_model_output(const model_weights<M, P>& w, const std::int16_t* q, float* y, std::size_t n) noexcept {
+    static_assert(is_integer_precision<P>, "dequantize_model_output: integer weights");
     for (std::size_t i = 0; i < n; ++i) y[i] = dequantize_value(q[i], w.quant.logits);
 }
 

@@ -1,6 +1,6 @@
-// staticformer: int8 quantisation of whole models (host side: heap and floating point), on top of
-// the encoder's (quantize.hpp). The f32 reference model runs on calibration inputs; its input
-// step, positions, encoder and head are recorded, and every int8 tensor of
+// staticformer: int8 and a16w8 quantisation of whole models (host side: heap and floating point),
+// on top of the encoder's (quantize.hpp). The f32 reference model runs on calibration inputs;
+// its input step, positions, encoder and head are recorded, and every tensor of
 // model_weights<model_cfg, int8> (model_weights_int8.hpp) gets its range from them:
 //
 //   model input      features or image values: asymmetric (as the encoder's tensors)
@@ -13,6 +13,9 @@
 //                    row narrowed in the range of the encoder's output rows; without a classifier
 //                    the LayerNorm's int16 output (else the encoder's)
 //   logits           symmetric over 2 x 32767 steps (int32 outputs: no int8 saturation)
+// a16w8 (the same tensors): the token table, projections, learned positions and classifier int8
+// as above; the model input, the input step's rows and the classifier's input int16,
+// symmetric over their consumers' limits with the encoder's headroom (quantize.hpp).
 #pragma once
 
 #include <algorithm>
@@ -88,12 +91,7 @@ public:
         const tensor_report& encoder_in = rep.encoder.input;
         constexpr bool positions = M::positions != positions_kind::none;
         rep.embedding = choose(embedding_values(), o, false);
-        if constexpr (M::positions == positions_kind::learned) {
-            const float* t = &weights_.positions.table[0][0];
-            rep.positions = choose(std::vector<float>(t, t + std::size_t(S) * D), options{}, false);
-        } else {
-            rep.positions.scale = 1.0 / 127.0;  // math::sinusoids_int8
-        }
+        rep.positions = positions_range();
         rep.embedded = M::has_embedding_norm ? detail::choose_stream({&embedded_}) : encoder_in;
         q.quant.embed = detail::quantize_stream_add(rep.embedding, rep.embedded);
         q.quant.add_positions = positions ? detail::quantize_stream_add(rep.positions, rep.embedded) : stream_add_int8{};
@@ -103,22 +101,12 @@ public:
                                         rep.embedded, encoder_in, q.embedding_norm.norm);
 
         // The input step, the CLS token and learned positions.
-        if constexpr (M::input == input_kind::tokens) {
-            for (int v = 0; v < M::vocab; ++v)
-                for (int c = 0; c < D; ++c)
-                    q.input.table[v][c] = detail::quantize_value(
-                        double(weights_.input.table[v][c] * M::embedding_scale), rep.embedding);
-        } else {
+        if constexpr (M::input != input_kind::tokens) {
             rep.input = choose(input_, o, false);
             detail::quantize_linear(&weights_.input.w[0][0], D, weights_.input.b, rep.input, rep.embedding,
                                     q.input.projection, rep.encoder);
         }
-        if constexpr (M::has_cls)
-            for (int c = 0; c < D; ++c) q.cls.token[c] = detail::quantize_value(weights_.cls.token[c], rep.embedding);
-        if constexpr (M::positions == positions_kind::learned)
-            for (int p = 0; p < S; ++p)
-                for (int c = 0; c < D; ++c)
-                    q.positions.table[p][c] = detail::quantize_value(weights_.positions.table[p][c], rep.positions);
+        quantize_tables(q, rep);
 
         // The head: from the pooled row (the encoder's output scale) through its LayerNorm, or
         // narrowed, to int32 logits. Narrowed, it takes the range of the encoder's output rows:
@@ -134,23 +122,119 @@ public:
         else if constexpr (M::has_head)
             q.quant.head_input = detail::quantize_narrow(rep.encoder.output, rep.pooled);
         if constexpr (M::has_head) {
-            const tensor_report wide = choose(logits_, o, true);
-            rep.logits.scale = wide.scale * 127.0 / 32767.0;
-            rep.logits.clipped = wide.clipped;
+            rep.logits = logits_range(o);
             detail::quantize_linear(&weights_.head.w[0][0], M::classes, weights_.head.b, rep.pooled, rep.logits,
                                     q.head.linear, rep.encoder);
         } else {
             rep.logits = rep.pooled;
         }
+        set_scales(q, rep);
+        return rep;
+    }
+
+    // a16w8: int8 tables, projections and classifier; int16 activations, symmetric, each over its
+    // consumer's limit (kernels/params_a16w8.hpp) with the encoder's headroom.
+    model_report quantize(model_weights<M, a16w8>& q, const options& o = {}) const {
+        using detail::choose;
+        using detail::choose_a16;
+        constexpr std::int32_t in_d = a16w8_limits::input_limit(D), whole = 32767;
+        constexpr bool tokens = M::input == input_kind::tokens;
+        model_report rep;
+        rep.encoder = encoder_.quantize(q.encoder, o);
+        rep.embedding = tokens ? choose(embedding_values(), o, false) : choose_a16(embedding_values(), o, whole);
+        rep.positions = positions_range();
+        rep.embedded = rep.encoder.input;
+        if constexpr (M::has_embedding_norm) {
+            rep.embedded = detail::choose_stream({&embedded_});
+            rep.embedded.scale *= detail::a16_headroom;
+            detail::quantize_layer_norm(weights_.embedding_norm.gamma, weights_.embedding_norm.beta, M::embedding_eps,
+                                        rep.embedded, rep.encoder.input, q.embedding_norm.norm);
+        }
+        q.quant.embed = detail::quantize_stream_add(rep.embedding, rep.embedded);
+        q.quant.add_positions =
+            M::positions != positions_kind::none ? detail::quantize_stream_add(rep.positions, rep.embedded) : stream_add_int8{};
+        if constexpr (!tokens) {
+            rep.input = choose_a16(input_, o, a16w8_limits::input_limit(M::features));
+            detail::quantize_linear(&weights_.input.w[0][0], D, weights_.input.b, rep.input, rep.embedding, whole,
+                                    q.input.projection, rep.encoder);
+        }
+        quantize_tables(q, rep);
+
+        // The head, as int8's: the classifier's input over its input limit.
+        q.quant.head_input = {};
+        if constexpr (M::has_pooled_norm && M::has_head) {
+            rep.pooled = detail::quantize_block_norm(weights_.head.norm_gamma, weights_.head.norm_beta, M::pooled_eps,
+                                                     rep.encoder.output, choose_a16(pooled_, o, in_d), in_d, q.head.norm);
+        } else if constexpr (M::has_pooled_norm) {
+            rep.pooled = detail::choose_stream({&pooled_});
+            rep.pooled.scale *= detail::a16_headroom;
+            detail::quantize_layer_norm(weights_.head.norm_gamma, weights_.head.norm_beta, M::pooled_eps,
+                                        rep.encoder.output, rep.pooled, q.head.norm);
+        } else if constexpr (M::has_head) {
+            rep.pooled = choose_a16(encoder_.rec_.output, o, in_d);
+            q.quant.head_input = detail::quantize_narrow(rep.encoder.output, rep.pooled, in_d);
+        } else {
+            rep.pooled = rep.encoder.output;
+        }
+        rep.logits = rep.pooled;
+        if constexpr (M::has_head) {
+            rep.logits = logits_range(o);
+            detail::quantize_linear(&weights_.head.w[0][0], M::classes, weights_.head.b, rep.pooled, rep.logits, whole,
+                                    q.head.linear, rep.encoder);
+        }
+        set_scales(q, rep);
+        return rep;
+    }
+
+private:
+    // Learned positions: their table's range; sinusoidal: math::sinusoids_int8's 1/127.
+    tensor_report positions_range() const {
+        tensor_report t;
+        t.scale = 1.0 / 127.0;
+        if constexpr (M::positions == positions_kind::learned) {
+            const float* table = &weights_.positions.table[0][0];
+            t = detail::choose(std::vector<float>(table, table + std::size_t(S) * D), options{}, false);
+        }
+        return t;
+    }
+    // The logits: symmetric, about 2 x 32767 steps over the calibrated range.
+    tensor_report logits_range(const options& o) const {
+        const tensor_report wide = detail::choose(logits_, o, true);
+        tensor_report t;
+        t.scale = wide.scale * 127.0 / 32767.0;
+        t.clipped = wide.clipped;
+        return t;
+    }
+    // The int8 token table, the CLS token (the embedding's element) and learned positions.
+    template <class Q>
+    void quantize_tables(Q& q, const model_report& rep) const {
+        if constexpr (M::input == input_kind::tokens)
+            for (int v = 0; v < M::vocab; ++v)
+                for (int c = 0; c < D; ++c)
+                    q.input.table[v][c] = detail::quantize_value(
+                        double(weights_.input.table[v][c] * M::embedding_scale), rep.embedding);
+        if constexpr (M::has_cls)
+            for (int c = 0; c < D; ++c) q.cls.token[c] = embedding_value(weights_.cls.token[c], rep.embedding, q.cls.token[c]);
+        if constexpr (M::positions == positions_kind::learned)
+            for (int p = 0; p < S; ++p)
+                for (int c = 0; c < D; ++c)
+                    q.positions.table[p][c] = detail::quantize_value(weights_.positions.table[p][c], rep.positions);
+    }
+    static std::int8_t embedding_value(float x, const tensor_report& t, std::int8_t) {
+        return detail::quantize_value(x, t);
+    }
+    static std::int16_t embedding_value(float x, const tensor_report& t, std::int16_t) {  // symmetric
+        return detail::clamp_to<std::int16_t>(detail::round_half_up(x / t.scale), -32767, 32767);
+    }
+    template <class Q>
+    static void set_scales(Q& q, const model_report& rep) {
         const auto as_quantization = [](const tensor_report& t) { return quantization{float(t.scale), t.zero_point}; };
         q.quant.input = as_quantization(rep.input);
         q.quant.embedding = as_quantization(rep.embedding);
         q.quant.positions = as_quantization(rep.positions);
         q.quant.logits = as_quantization(rep.logits);
-        return rep;
     }
 
-private:
     // The embedding's values: for token inputs every (scaled) table entry and the CLS token, the
     // values its int8 table holds; else the recorded rows of the input step.
     std::vector<float> embedding_values() const {

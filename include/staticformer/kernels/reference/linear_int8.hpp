@@ -104,6 +104,13 @@ inline void linear_wide(const std::int8_t* x, int rows, const linear_int8<In, Ou
             y[r * Out + o] =
                 math::rescale(linear_accumulator(x + r * In, p, o), p.multiplier[o], p.shift) + p.output_zero_point;
 }
+// a16w8: the same for int16 x (|x| <= input_limit), symmetric (no zero point; output_limit unused).
+template <int In, int Out>
+inline void linear_wide(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int32_t* y) noexcept {
+    for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < Out; ++o)
+            y[r * Out + o] = math::rescale(linear_accumulator(x + r * In, p, o), p.multiplier[o], p.shift);
+}
 
 }  // namespace reference
 }  // namespace kernels

@@ -33,6 +33,11 @@ inline void add(std::int16_t* x, const std::int16_t* a, int n, const stream_add_
     for (int i = 0; i < n; ++i) x[i] = math::saturate_int16(x[i] + math::rescale(a[i], p.multiplier, p.shift));
 }
 
+// a16w8: an int16 tensor widened into the stream (the add on zeros; a_zero_point 0).
+inline void widen(const std::int16_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+    for (int i = 0; i < n; ++i) y[i] = math::saturate_int16(math::rescale(a[i], p.multiplier, p.shift));
+}
+
 // a16w8: a block's int16 input from the stream (post-norm; stream_narrow_a16w8).
 inline void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
     for (int i = 0; i < n; ++i) y[i] = math::clamp_to(math::rescale(x[i], p.multiplier, p.shift), p.output_limit);
