@@ -160,6 +160,32 @@ TEST(Blob, OlderVersionsAreReadForFloatsOnly) {
     EXPECT_EQ(load_with_version<sf::int8>(4), sf::status::blob_bad_version);
 }
 
+// a16w8 blobs (precision 3, new in version 3): they load as a16w8 only, any other precision's
+// blob is refused as a16w8, and a parameter out of its kernel's range is blob_bad_quantization.
+TEST(Blob, A16w8RoundTripAndPrecisionChecks) {
+    EXPECT_EQ(load_with_version<sf::a16w8>(3), sf::status::ok);
+    for (std::uint32_t old : {1u, 2u, 4u}) EXPECT_EQ(load_with_version<sf::a16w8>(old), sf::status::blob_bad_version);
+    constexpr std::size_t n = sf::blob::size<cfg, sf::a16w8>;
+    alignas(64) static unsigned char bytes[n];
+    ASSERT_EQ(sf::write_blob(weights_for<cfg, sf::a16w8>(), bytes, n), sf::status::ok);
+    EXPECT_EQ(bytes[44], 3);
+    const sf::encoder_weights<cfg, sf::a16w8>* w = nullptr;
+    ASSERT_EQ((sf::load_blob<cfg, sf::a16w8>(bytes, n, w)), sf::status::ok);
+    EXPECT_EQ(std::memcmp(w, &weights_for<cfg, sf::a16w8>(), sizeof *w), 0);
+    const sf::encoder_weights<cfg, sf::int8>* w8 = nullptr;
+    EXPECT_EQ((sf::load_blob<cfg, sf::int8>(bytes, n, w8)), sf::status::blob_precision_mismatch);
+    constexpr std::size_t n8 = sf::blob::size<cfg, sf::int8>;
+    alignas(64) static unsigned char bytes8[n8];
+    ASSERT_EQ(sf::write_blob(weights_for<cfg, sf::int8>(), bytes8, n8), sf::status::ok);
+    EXPECT_EQ((sf::load_blob<cfg, sf::a16w8>(bytes8, n8, w)), sf::status::blob_precision_mismatch);
+    // A query's output limit past score_limit: its sums could overflow.
+    static sf::encoder_weights<cfg, sf::a16w8> bad;
+    bad = weights_for<cfg, sf::a16w8>();
+    bad.layer[0].query.output_limit = sf::a16w8_limits::score_limit(cfg::head_dim) + 1;
+    ASSERT_EQ(sf::write_blob(bad, bytes, n), sf::status::ok);
+    EXPECT_EQ((sf::load_blob<cfg, sf::a16w8>(bytes, n, w)), sf::status::blob_bad_quantization);
+}
+
 TEST(Blob, WrongConfigurationIsRefused) {
     static blob_buffer b;
     using other = sf::encoder_config<24, 3, 40, 7, 2, sf::pre_norm, sf::relu, sf::final_norm>;

@@ -377,6 +377,20 @@ TEST(ModelBlob, Int8RoundTripAndQuantizationChecks) {
     EXPECT_EQ((load<vit_model, sf::int8>(resealed)), sf::status::blob_bad_quantization);
 }
 
+TEST(ModelBlob, A16w8RoundTripAndQuantizationChecks) {
+    const auto b = model_blob<vit_model, sf::a16w8>();
+    EXPECT_EQ((load<vit_model, sf::a16w8>(b)), sf::status::ok);
+    EXPECT_EQ((load<vit_model, sf::int8>(b)), sf::status::blob_precision_mismatch);
+    EXPECT_EQ((load<vit_model, sf::a16w8>(model_blob<vit_model, sf::int8>())), sf::status::blob_precision_mismatch);
+    // The classifier's input past its input limit: refused as a bad quantisation.
+    static sf::model_weights<vit_model, sf::a16w8> bad;
+    bad = model_weights_for<vit_model, sf::a16w8>();
+    bad.quant.head_input.output_limit = sf::a16w8_limits::input_limit(vit_model::d_model) + 1;
+    std::vector<unsigned char> resealed(sf::blob::model_size<vit_model, sf::a16w8>);
+    ASSERT_EQ(sf::write_blob(bad, resealed.data(), resealed.size()), sf::status::ok);
+    EXPECT_EQ((load<vit_model, sf::a16w8>(resealed)), sf::status::blob_bad_quantization);
+}
+
 TEST(ModelBlob, EachMismatchHasItsStatus) {
     const auto token = model_blob<token_model, sf::f32>();
     EXPECT_EQ((load<token_model, sf::f32>(token)), sf::status::ok);

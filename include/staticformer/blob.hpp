@@ -34,19 +34,20 @@ namespace staticformer {
 //              (activation: 0 relu, 1 gelu, 2 gelu_tanh, 3 silu)
 //    40     4  LayerNorm epsilon (IEEE binary32 bits); an encoder blob holds one, so an
 //              encoder whose final_norm_eps differs travels in a model blob
-//    44     4  precision (0 f32, 1 f16, 2 int8); the payload holds float32 (f32) or binary16
-//              (f16) values, or the int8 layout of weights_int8.hpp, little-endian
+//    44     4  precision (0 f32, 1 f16, 2 int8, 3 a16w8); the payload holds float32 (f32) or
+//              binary16 (f16) values, or the integer layout of weights_int8.hpp (weights_a16w8.hpp),
+//              little-endian
 //    48     8  payload size in bytes
 //    56     4  CRC-32 (IEEE 802.3, as zlib.crc32) of the payload
 //    60     4  CRC-32 of header bytes [0, 60)
 namespace blob {
 
 // Versions 2 and 3 changed the int8 payload only (weights_int8.hpp: 2, every matrix on a
-// 64-byte unit; 3, the int16 residual stream's parameters).
+// 64-byte unit; 3, the int16 residual stream's parameters); a16w8 is new in 3.
 constexpr std::uint32_t version = 3;
 template <class P>
 constexpr bool reads_version(std::uint32_t v) noexcept {
-    return v == version || (v >= 1 && v < version && !std::is_same<P, int8>::value);
+    return v == version || (v >= 1 && v < version && !is_integer_precision<P>);
 }
 constexpr std::size_t header_bytes = 64;
 constexpr std::uint32_t byte_order_mark = 0x01020304u;
@@ -54,7 +55,10 @@ constexpr char magic[4] = {'S', 'F', 'W', 'B'};
 constexpr char model_magic[4] = {'S', 'F', 'W', 'M'};  // a model blob (model_header below)
 
 template <class P>
-constexpr std::uint32_t precision_code = std::is_same<P, f32>::value ? 0u : std::is_same<P, f16>::value ? 1u : 2u;
+constexpr std::uint32_t precision_code = std::is_same<P, f32>::value   ? 0u
+                                         : std::is_same<P, f16>::value ? 1u
+                                         : std::is_same<P, int8>::value ? 2u
+                                                                        : 3u;
 
 // The heads field: heads, and a grouped-query attention's key heads above (0: as many as heads).
 template <class Cfg>
@@ -165,12 +169,13 @@ inline header make_header(const encoder_weights<Cfg, P>& w) noexcept {
 
 // The checks load_blob makes on the weights themselves, for weights that reach a device another
 // way (their own flash partition, a DMA from a host): ok, or blob_non_finite (f32 / f16: a NaN or
-// an infinity), or blob_bad_quantization (int8: a parameter out of its kernel's range,
-// weights_int8.hpp). Weights that pass give every backend the same bytes, with no overflow.
+// an infinity), or blob_bad_quantization (int8, a16w8: a parameter out of its kernel's range,
+// weights_int8.hpp, weights_a16w8.hpp). Weights that pass give every backend the same bytes,
+// with no overflow.
 template <class W>
 inline status check_weights(const W& w) noexcept {
     if (is_valid(w)) return status::ok;
-    return std::is_same<typename W::precision, int8>::value ? status::blob_bad_quantization : status::blob_non_finite;
+    return is_integer_precision<typename W::precision> ? status::blob_bad_quantization : status::blob_non_finite;
 }
 
 // Writes the blob of `w` into dst (capacity bytes). Returns blob_too_small if it does not fit.
