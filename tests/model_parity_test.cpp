@@ -219,7 +219,7 @@ void add_model_branch(const sf::model_weights<M, sf::f32>& w, const sf::model_we
     constexpr int T = E::tile;
     constexpr std::size_t n = std::size_t(M::seq_len) * M::d_model;
     using f32_rows = sf::detail::model_composition<M, sf::detail::float_model_steps<M, sf::kernel_set<sf::reference>, sf::f32, T>>;
-    using int8_rows = sf::detail::model_composition<M, sf::detail::int8_model_steps<M, sf::int8_kernel_set<sf::reference>, T>>;
+    using int8_rows = sf::detail::model_composition<M, sf::detail::int8_model_steps<M, sf::int8_kernel_set<sf::reference>, T, sf::int8>>;
     static sf::model_buffers<M, T, sf::f32> buffers;
     static sf::model_buffers<M, T, sf::int8> buffers8;
     static sf::workspace<E> ws;
