@@ -64,11 +64,12 @@ struct position_weights {
 template <int Rows, int D, class T>
 struct position_weights<Rows, D, false, T> {};
 
-template <class M, class P>
+// (Enable: the integer precisions' layout is a partial specialisation, model_weights_int8.hpp.)
+template <class M, class P, class Enable = void>
 struct model_weights {
     static_assert(is_model_config<M>::value, "model_weights needs a model_config");
     static_assert(std::is_same<P, f32>::value || std::is_same<P, f16>::value,
-                  "precision must be staticformer::f32, f16 or int8 (model_weights_int8.hpp)");
+                  "precision must be staticformer::f32, f16, int8 or a16w8 (model_weights_int8.hpp)");
     using config = M;
     using precision = P;
     using element = weight_element_t<P>;

@@ -88,7 +88,7 @@ using model_quantization = model_quantization_of<stream_narrow_int8>;
 
 // The layout of both integer precisions (V: int8 or a16w8).
 template <class M, class V>
-struct integer_model_weights {
+struct model_weights<M, V, std::enable_if_t<is_integer_precision<V>>> {
     static_assert(is_model_config<M>::value, "model_weights needs a model_config");
     using config = M;
     using precision = V;
@@ -105,11 +105,6 @@ struct integer_model_weights {
         quant;
     position_weights<M::seq_len, D, learned, std::int8_t> positions;  // last: see load_blob
 };
-
-template <class M>
-struct model_weights<M, int8> : integer_model_weights<M, int8> {};
-template <class M>
-struct model_weights<M, a16w8> : integer_model_weights<M, a16w8> {};
 
 // Every parameter in its kernel's range, as for encoders (load_blob checks blobs from outside).
 template <class M>
