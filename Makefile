@@ -61,36 +61,14 @@ compilers: deps-test
 	done
 
 # Every port (CMakePresets.json): cross-build the tests and run them under QEMU against the
-# same committed reference outputs as the host.
+# same committed reference outputs as the host; the digits models; the Cortex-M port tests
+# (tools/cross_test.sh: the Linux targets and the Cortex-M cores as two chains at once).
 # CROSS_FLAGS=-DSTATICFORMER_ALL_VARIANTS=ON adds the ARMv7 and RISC-V contraction-off builds.
 # The firmware built by clang (clang-cortex-m4, clang-cortex-m55): make compilers.
 CROSS_TARGETS = aarch64-linux armv7-linux riscv64-linux cortex-m3 cortex-m4 cortex-m7 cortex-m55
 CROSS_FLAGS ?=
-# The port tests of the Cortex-M kernels, also built at -Og, -O1, -O0 and with STATICFORMER_NO_ASM.
-PORT_KERNEL_TESTS = linear_shapes softmax_rows attention_rows layer_norm_stats stream_kernels
-space := $(subst ,, )
 cross-test: deps-test
-	@for t in $(CROSS_TARGETS); do \
-	    echo "=== $$t $$(date +%T) ==="; \
-	    cmake --preset $$t $(CROSS_FLAGS) >/dev/null && cmake --build --preset $$t -j $(JOBS) && \
-	    ctest --preset $$t -j $(JOBS) || exit 1; \
-	done
-	@echo "=== digits_classifier: the trained models on the host, Cortex-M4 and Cortex-M55 $$(date +%T) ==="
-	/usr/bin/python3 tools/digits_accuracy.py --build $(BUILD)/digits
-	@for t in cortex-m3 cortex-m4 cortex-m7 cortex-m55; do \
-	    echo "=== $$t port bring-up (startup, exit codes, faults, instruction counter) $$(date +%T) ==="; \
-	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake >/dev/null && \
-	    cmake --build $(BUILD)/cross/$$t-port -j $(JOBS) >/dev/null && \
-	    (cd $(BUILD)/cross/$$t-port && ctest --output-on-failure -j $(JOBS)) || exit 1; \
-	done
-	@for c in cortex-m4:-Og cortex-m55:-O1 cortex-m4:-O0 cortex-m55:-O0 cortex-m4:-O2+-DSTATICFORMER_NO_ASM \
-	         cortex-m55:-O2+-DSTATICFORMER_NO_ASM; do t=$${c%%:*}; o=$$(echo "$${c#*:}" | tr + ' '); d=$${c#*:}; \
-	    echo "=== $$t: the Cortex-M kernels' port tests with $$o (debug levels; the assembly's C++ twins) ==="; \
-	    cmake -S ports/cortex-m -B $(BUILD)/cross/$$t-port$$d -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/cortex-m/toolchain-$$t.cmake \
-	        "-DCMAKE_CXX_FLAGS_RELEASE=$$o" >/dev/null && \
-	    cmake --build $(BUILD)/cross/$$t-port$$d -j $(JOBS) --target $(PORT_KERNEL_TESTS:%=sf_port_%) >/dev/null && \
-	    (cd $(BUILD)/cross/$$t-port$$d && ctest --output-on-failure -j $(JOBS) -R '$(subst $(space),|,$(PORT_KERNEL_TESTS))') || exit 1; \
-	done
+	@bash tools/cross_test.sh "$(JOBS)" "$(BUILD)" "$(CROSS_FLAGS)" $(CROSS_TARGETS)
 
 # Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine).
 # BENCH_ARGS passes options to bench/make_results.py, e.g. BENCH_ARGS="--min-time 0.3".

@@ -2,7 +2,9 @@
 // inspects with nm: no symbol may live in writable data (.data, .bss), be thread-local or be a
 // guard variable, so no call shares mutable memory with another (the tables are .rodata).
 // Compiled only, never linked or run. Build it with the simd backend on (x86-64: -march=x86-64-v3).
-// -DSF_GLOBAL_STATE_CONTROL adds mutable statics: the check must then fail and name them.
+// -DSF_GLOBAL_STATE_CONTROL: the negative control, mutable statics of each kind alone (the library
+// would add only build time), which the check must name.
+#ifndef SF_GLOBAL_STATE_CONTROL
 #include <staticformer/quant/convert.hpp>
 #include <staticformer/quant/model_quantize.hpp>
 #include <staticformer/quant/quantize.hpp>
@@ -104,6 +106,9 @@ sf::status parallel_model_pass(const sf::model_weights<M, P>& w, sf::parallel_mo
     template class sf::encoder<gsc::post, sf::int8, B>;                                                            \
     template class sf::encoder<gsc::causal, sf::f32, B>;                                                           \
     template class sf::encoder<gsc::causal, sf::int8, B>;                                                          \
+    template class sf::encoder<gsc::pre, sf::a16w8, B>;                                                            \
+    template class sf::model<gsc::tokens, sf::a16w8, B>;                                                           \
+    template class sf::model<gsc::patches, sf::a16w8, B>;                                                          \
     template class sf::model<gsc::tokens, sf::f32, B>;                                                             \
     template class sf::model<gsc::tokens, sf::f16, B>;                                                             \
     template class sf::model<gsc::tokens, sf::int8, B>;                                                            \
@@ -145,7 +150,7 @@ template void gsc::encoder_io(const sf::encoder_weights<gsc::pre, sf::int8>&, co
 template void gsc::model_io(const sf::model_weights<gsc::patches, sf::int8>&, const float*, std::int8_t*,
                             const std::int32_t*, const std::int16_t*, float*, std::size_t);
 
-#ifdef SF_GLOBAL_STATE_CONTROL
+#else
 // The negative control: a counter, a function-local static with a guard, a thread-local.
 static int sf_control_counter;
 int sf_control_count() { return ++sf_control_counter; }
