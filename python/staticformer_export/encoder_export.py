@@ -29,7 +29,8 @@ from . import cpp, encoder_schema
 from .encoder_schema import (ACTIVATIONS, FINAL_NORM_MEMBERS, LAYER_MEMBER, LAYER_MEMBERS, ROTARY_LAYOUTS, EncoderSpec,
                              default, theta_code)
 
-PRECISIONS = ("f32", "f16", "int8")  # index = precision code in the blob
+PRECISIONS = ("f32", "f16", "int8", "a16w8")  # index = precision code in the blob
+INTEGER_PRECISIONS = ("int8", "a16w8")  # quantised by the C++ quantiser (export_int8)
 
 
 class ExportError(Exception):
@@ -722,6 +723,13 @@ def calibration_samples(path, spec: EncoderSpec) -> Calibration:
     return calibration_extents(path, a, out, lengths, mask, spec.seq_len)
 
 
+def integer_precision(precision: str) -> str:
+    """precision, checked: int8 or a16w8 (int8 weights, int16 activations)."""
+    if precision not in INTEGER_PRECISIONS:
+        raise ExportError(f"precision {precision!r}: the quantiser writes int8 or a16w8")
+    return precision
+
+
 def run_quantiser(f32_header: str, call: str, calibration: Calibration, args: List[str],
                   header: Optional[str], blob: Optional[str]) -> str:
     """Compiles a program around quant::<call> (quantize_tool.hpp) with the f32 weights' header,
@@ -756,19 +764,20 @@ def run_quantiser(f32_header: str, call: str, calibration: Calibration, args: Li
 def export_int8(spec: EncoderSpec, weights: EncoderWeights, name: str, source: str, calibration,
                 method: str = "min_max", percentile: float = 99.99,
                 header: Optional[str] = None, blob: Optional[str] = None, report: Optional[dict] = None,
-                announce_blob: bool = True) -> str:
+                announce_blob: bool = True, precision: str = "int8") -> str:
     """Quantises with the library's C++ quantiser (quant::tool_main) and writes the int8 header
     and/or blob; its report goes to stdout (and to report["calibration"] if report is given).
     Returns a one-line summary (naming the blob if announce_blob)."""
     check_name(name)
     samples = calibration_samples(calibration, spec)
-    text = run_quantiser(header_text(name, spec, weights, source, "f32"), f"tool_main<{name}_config>({name}, argc, argv)",
+    text = run_quantiser(header_text(name, spec, weights, source, "f32"),
+                         f"tool_main<{name}_config, staticformer::{integer_precision(precision)}>({name}, argc, argv)",
                          samples, ["--method", method, "--percentile", repr(percentile),
                                    "--name", name, "--config", config_using(name, spec), "--source", source],
                          header, blob)
     if report is not None:
         report["calibration"] = text
-    summary = f"{name}: {describe(spec)}, int8, calibrated on {len(samples.lengths)} samples ({method})"
+    summary = f"{name}: {describe(spec)}, {precision}, calibrated on {len(samples.lengths)} samples ({method})"
     if header:
         summary += f", header {Path(header).stat().st_size:,} bytes"
     if blob and announce_blob:

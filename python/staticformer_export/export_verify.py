@@ -108,8 +108,8 @@ def check(precision: str, what: str, width: int, samples: Samples, library: np.n
     torch_outputs(rounded) gives the module's outputs (rounded: its parameters in binary16)."""
     exact = torch_outputs(precision == "f16")
     n = len(samples.lengths)
-    if precision == "int8":
-        line = f"verify: int8 against torch on {n} calibration samples: SQNR {sqnr_db(exact, library):.1f} dB"
+    if precision in ("int8", "a16w8"):
+        line = f"verify: {precision} against torch on {n} calibration samples: SQNR {sqnr_db(exact, library):.1f} dB"
         if classes:
             agree = int(np.sum(exact.argmax(axis=1) == library.argmax(axis=1)))
             line += f", arg-max agrees on {agree} of {n}"
@@ -148,8 +148,8 @@ def first_samples(calibration) -> Samples:
 def verify_encoder(encoder: torch.nn.Module, spec, config: str, name: str, precision: str, blob: Path,
                    calibration=None) -> str:
     """Checks an encoder export (spec: its EncoderSpec; config: 'using NAME_config = ...;';
-    calibration: int8's export_pytorch.Calibration)."""
-    if precision == "int8":
+    calibration: int8's and a16w8's export_pytorch.Calibration)."""
+    if precision in ("int8", "a16w8"):
         samples = first_samples(calibration)
     else:
         samples = random_samples((spec.seq_len, spec.d_model), spec.seq_len)
@@ -171,7 +171,7 @@ def verify_model(module: torch.nn.Module, run: Callable, spec, config: str, name
     shape = (tokens,) if spec.input == "tokens" else (
         tuple(spec.image) if spec.input == "patches" else (tokens, spec.features))
     full_only = full_only or spec.input == "patches"
-    if precision == "int8":
+    if precision in ("int8", "a16w8"):
         samples = first_samples(calibration)
         samples.inputs = samples.inputs.reshape((len(samples.lengths),) + shape)
         if full_only:

@@ -504,17 +504,18 @@ def model_calibration(path, spec: ModelSpec) -> "ep.Calibration":
 
 def export_int8(spec: ModelSpec, weights: ModelWeights, name: str, source: str, calibration, method: str = "min_max",
                 percentile: float = 99.99, header: Optional[str] = None, blob: Optional[str] = None,
-                report: Optional[dict] = None, announce_blob: bool = True) -> str:
+                report: Optional[dict] = None, announce_blob: bool = True, precision: str = "int8") -> str:
     """As export_pytorch.export_int8 (report["calibration"]: the quantiser's report)."""
     ep.check_name(name)
     samples = model_calibration(calibration, spec)
     config = ep.config_using(f"{name}_encoder", spec.encoder) + f"\nusing {name}_config = {model_config_type(name, spec)};"
-    text = ep.run_quantiser(header_text(name, spec, weights, source, "f32"), f"model_tool_main<{name}_config>({name}, argc, argv)",
+    call = f"model_tool_main<{name}_config, staticformer::{ep.integer_precision(precision)}>({name}, argc, argv)"
+    text = ep.run_quantiser(header_text(name, spec, weights, source, "f32"), call,
                             samples, ["--method", method, "--percentile", repr(percentile),
                                       "--name", name, "--config", config, "--source", source], header, blob)
     if report is not None:
         report["calibration"] = text
-    summary = f"{name}: {describe(spec)}, int8, calibrated on {len(samples.lengths)} samples ({method})"
+    summary = f"{name}: {describe(spec)}, {precision}, calibrated on {len(samples.lengths)} samples ({method})"
     for what, path in (("header", header), ("blob", blob if announce_blob else None)):
         if path:
             summary += f", {what} {Path(path).stat().st_size:,} bytes"

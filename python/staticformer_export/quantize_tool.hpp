@@ -1,11 +1,12 @@
-// staticformer: the int8 export tool's C++ half (host side; a program's main, not part of the
+// staticformer: the integer export tool's C++ half (host side; a program's main, not part of the
 // library, hence in the exporter's package rather than in include/). staticformer-export
-// --precision int8 writes the f32 weights as a header, compiles a three-line program around
-// tool_main<cfg>() (with -I include and -I of this directory: cpp.py) and runs it: calibration, quantisation and the
-// int8 header and blob are all this library's own code (quant/quantize.hpp), so the scheme
-// exists once. ports/footprint/quantize_weights.cpp uses its header writer too.
+// --precision int8 (or a16w8) writes the f32 weights as a header, compiles a three-line program
+// around tool_main<cfg, P>() (with -I include and -I of this directory: cpp.py) and runs it:
+// calibration, quantisation and the header and blob are all this library's own code
+// (quant/quantize.hpp), so the scheme exists once. ports/footprint/quantize_weights.cpp uses its
+// header writer too.
 //
-//   tool_main<cfg>(w, argc, argv) with arguments
+//   tool_main<cfg, P>(w, argc, argv), P int8 (the default) or a16w8, with arguments
 //     --calibration FILE  float32 samples, [count][seq_len][d_model] (rows past --valid-len are ignored)
 //     --valid-len N       real rows per sample (default seq_len)
 //     --lengths FILE      instead: int32 [count], each sample's real rows
@@ -13,11 +14,11 @@
 //     --method min_max|percentile   --percentile P (default 99.99)
 //     --name NAME  --config "using NAME_config = ...;"  --header FILE  --blob FILE
 // prints the per-layer report (scale, zero point, clipped share of every tensor) and the SQNR
-// of the int8 encoder against the f32 encoder on the calibration samples.
-//   model_tool_main<model_cfg>(w, argc, argv): the same for whole models (quant/model_quantize.hpp),
+// of the quantised encoder against the f32 encoder on the calibration samples (int8: stage by stage).
+//   model_tool_main<model_cfg, P>(w, argc, argv): the same for whole models (quant/model_quantize.hpp),
 //     --calibration holding token ids (int32) or features / images (float32), model_cfg::input_values
 //     per sample, --valid-len their tokens (or --lengths; --masks [count][input tokens]); also
-//     prints the model's own tensors and the arg-max agreement of the int8 and f32 models.
+//     prints the model's own tensors and the arg-max agreement of the quantised and f32 models.
 // Both print how many samples and tokens (valid, not masked) the calibration saw.
 #pragma once
 
@@ -42,7 +43,7 @@ namespace quant {
 
 namespace detail {
 
-// ---- the int8 weights as a C++ aggregate initialiser -----------------------------------------
+// ---- the int8 and a16w8 weights as a C++ aggregate initialiser -------------------------------
 
 struct writer {
     std::FILE* f;
@@ -53,8 +54,18 @@ struct writer {
         for (int i = 0; i < n; ++i) std::fprintf(f, "%s%lld", i ? (i % 16 ? ", " : ",\n ") : "", (long long)v[i]);
         std::fputs("}", f);
     }
+    // linear_int8 (its last scalar: output_zero_point) or linear_a16w8 (output_limit).
     template <int In, int Out>
     void operator()(const linear_int8<In, Out>& l) {
+        linear(l, l.output_zero_point);
+    }
+    template <int In, int Out>
+    void operator()(const linear_a16w8<In, Out>& l) {
+        linear(l, l.output_limit);
+    }
+    template <class L>
+    void linear(const L& l, std::int32_t last) {
+        constexpr int Out = L::outputs;
         text("{{");
         for (int g = 0; g < l.in_groups; ++g) {
             text(g ? ",\n{" : "{");
@@ -66,7 +77,7 @@ struct writer {
         }
         text("},\n");
         list(l.bias, Out);
-        std::fprintf(f, ", %d, %d,\n", int(l.shift), int(l.output_zero_point));
+        std::fprintf(f, ", %d, %d,\n", int(l.shift), int(last));
         list(l.multiplier, l.multiplier_count);
         text("}");
     }
@@ -90,12 +101,26 @@ struct writer {
                      int(g.shift), int(g.output_zero_point), int(g.reserved));
     }
     void operator()(const math::fixed_multiplier& m) { std::fprintf(f, "{%d, %d}", int(m.multiplier), int(m.shift)); }
+    void operator()(const std::int8_t (&table)[256]) { list(table, 256); }  // int8's activation
+    void operator()(const activation_a16w8& a) { text("{"), list(a.table, int(sizeof a.table / 2)), text("}"); }
+    void operator()(const attention_int8& a) { text("{"), (*this)(a.logits), text(", "), (*this)(a.context), text("}"); }
+    void operator()(const attention_a16w8& a) {
+        text("{"), (*this)(a.logits), text(", "), (*this)(a.context);
+        std::fprintf(f, ", %d, %d}", int(a.context_limit), int(a.reserved));
+    }
+    void operator()(const stream_narrow_a16w8& n) {
+        std::fprintf(f, "{%d, %d, %d, %d}", int(n.multiplier), int(n.shift), int(n.output_limit), int(n.reserved));
+    }
+    void operator()(const gate_a16w8& g) {
+        std::fprintf(f, "{%d, %d, %d, %d}", int(g.multiplier), int(g.shift), int(g.output_limit), int(g.reserved));
+    }
     void operator()(const quantization& q) { std::fprintf(f, "{%af, %d}", double(q.scale), int(q.zero_point)); }
 };
 
-// The members of encoder_weights<Cfg, int8>'s initialiser (layers, final norm, input, output).
-template <class Cfg>
-void write_encoder(writer& out, const encoder_weights<Cfg, int8>& w) {
+// The members of encoder_weights<Cfg, P>'s initialiser, P int8 or a16w8 (layers, final norm,
+// input, output).
+template <class Cfg, class P>
+void write_encoder(writer& out, const encoder_weights<Cfg, P>& w) {
     std::FILE* f = out.f;
     out.text("{\n");
     for (int l = 0; l < Cfg::layers; ++l) {
@@ -103,8 +128,7 @@ void write_encoder(writer& out, const encoder_weights<Cfg, int8>& w) {
         std::fprintf(f, "{  // layer %d\n", l);
         out(y.norm1), out.text(",\n"), out(y.query), out.text(",\n"), out(y.key), out.text(",\n"), out(y.value);
         out.text(",\n"), out(y.out), out.text(",\n"), out(y.norm2), out.text(",\n"), out(y.ff1), out.text(",\n");
-        out.list(y.activation, 256), out.text(",\n"), out(y.ff2), out.text(",\n{"), out(y.attention.logits);
-        out.text(", "), out(y.attention.context), out.text("},\n");
+        out(y.activation), out.text(",\n"), out(y.ff2), out.text(",\n"), out(y.attention), out.text(",\n");
         // The small parameters: every member in every configuration (unused ones 0), braced.
         out(y.residual1), out.text(", "), out(y.residual2), out.text(",\n"), out(y.input1), out.text(", ");
         out(y.input2), out.text(",\n"), out(y.gate), out.text(", "), out.list(y.reserved, 6), out.text("},\n");
@@ -121,34 +145,43 @@ void write_encoder(writer& out, const encoder_weights<Cfg, int8>& w) {
     out.text("  // output\n");
 }
 
-inline void write_preamble(std::FILE* f, const char* name, const char* what, std::size_t bytes, const char* generator,
-                           const char* source, const char* config_line, const char* type) {
+template <class P>
+constexpr const char* precision_name = std::is_same<P, int8>::value ? "int8" : "a16w8";
+
+template <class P>
+void write_preamble(std::FILE* f, const char* name, const char* what, std::size_t bytes, const char* generator,
+                    const char* source, const char* config_line, const char* type) {
+    const bool model = std::strcmp(what, "model") == 0;
+    std::fprintf(f, "// %s: staticformer %s weights (%s), %zu bytes.\n", name, what, precision_name<P>, bytes);
+    if (generator != nullptr)
+        std::fprintf(f, "// Generated by %s from %s; regenerate rather than edit.\n", generator, source);
+    else
+        std::fprintf(f, "// Generated by tools/export_pytorch.py --precision %s from %s; regenerate rather than edit.\n",
+                     precision_name<P>, source);
     std::fprintf(f,
-                 "// %s: staticformer %s weights (int8), %zu bytes.\n"
-                 "// Generated by %s from %s; regenerate rather than edit.\n"
-                 "// Layout and formulas: include/staticformer/weights_int8.hpp%s.\n"
+                 "// Layout and formulas: include/staticformer/weights_%s.hpp%s.\n"
                  "#pragma once\n\n#include <staticformer/staticformer.hpp>\n\n%s\n\n"
-                 "alignas(staticformer::weights_alignment) inline constexpr staticformer::%s<%s_config, staticformer::int8> %s = {\n",
-                 name, what, bytes, generator, source,
-                 std::strcmp(what, "model") == 0 ? ", model_weights_int8.hpp" : "", config_line, type, name, name);
+                 "alignas(staticformer::weights_alignment) inline constexpr staticformer::%s<%s_config, staticformer::%s> %s = {\n",
+                 precision_name<P>, model ? ", model_weights_int8.hpp" : "", config_line, type, name,
+                 precision_name<P>, name);
 }
 
-template <class Cfg>
-void write_header(std::FILE* f, const char* name, const char* config_line, const encoder_weights<Cfg, int8>& w,
-                  const char* source, const char* generator = "tools/export_pytorch.py --precision int8") {
+template <class Cfg, class P>
+void write_header(std::FILE* f, const char* name, const char* config_line, const encoder_weights<Cfg, P>& w,
+                  const char* source, const char* generator = nullptr) {
     writer out{f};
-    write_preamble(f, name, "encoder", sizeof(w), generator, source, config_line, "encoder_weights");
+    write_preamble<P>(f, name, "encoder", sizeof(w), generator, source, config_line, "encoder_weights");
     write_encoder(out, w);
     out.text("};\n");
 }
 
-// model_weights<M, int8>: the encoder, then each part (model_weights_int8.hpp's order).
-template <class M>
-void write_model_header(std::FILE* f, const char* name, const char* config_lines, const model_weights<M, int8>& w,
-                        const char* source, const char* generator = "tools/export_pytorch.py --precision int8") {
+// model_weights<M, P>, P int8 or a16w8: the encoder, then each part (model_weights_int8.hpp's order).
+template <class M, class P>
+void write_model_header(std::FILE* f, const char* name, const char* config_lines, const model_weights<M, P>& w,
+                        const char* source, const char* generator = nullptr) {
     writer out{f};
     constexpr int D = M::d_model;
-    write_preamble(f, name, "model", sizeof(w), generator, source, config_lines, "model_weights");
+    write_preamble<P>(f, name, "model", sizeof(w), generator, source, config_lines, "model_weights");
     out.text("{  // encoder\n");
     write_encoder(out, w.encoder);
     out.text("},\n{");  // input
@@ -167,7 +200,7 @@ void write_model_header(std::FILE* f, const char* name, const char* config_lines
     if constexpr (M::has_pooled_norm) out(w.head.norm), out.text(M::has_head ? ", " : "");
     if constexpr (M::has_head) out(w.head.linear);
     out.text("},  // head\n{");
-    const model_quantization& q = w.quant;  // (model_quantization's order: the scales, then the stream's steps)
+    const auto& q = w.quant;  // (model_quantization_of's order: the scales, then the stream's steps)
     out(q.input), out.text(", "), out(q.embedding), out.text(", "), out(q.positions), out.text(", "), out(q.logits);
     out.text(",\n"), out(q.embed), out.text(", "), out(q.add_positions), out.text(", "), out(q.head_input);
     out.text("},  // quant\n{");
@@ -376,7 +409,8 @@ int write_outputs(const tool_args& a, WriteHeader&& write_header_to, const W& w8
     return 0;
 }
 
-template <class Cfg>
+// P: int8 (--precision int8) or a16w8.
+template <class Cfg, class P = int8>
 int tool_main(const encoder_weights<Cfg, f32>& w32, int argc, char** argv) {
     tool_args a;
     if (const int bad = a.parse(argc, argv)) return bad;
@@ -396,31 +430,63 @@ int tool_main(const encoder_weights<Cfg, f32>& w32, int argc, char** argv) {
             return refused_sample(a, s, st);
         detail::progress("calibration", s + 1, count);
     }
-    static encoder_weights<Cfg, int8> w8;
+    static encoder_weights<Cfg, P> w8;
     const report r = c.quantize(w8, a.o);
     detail::print_report(r);
     print_seen(e);
-    print_stages(w32, w8, r, samples.data(), e);
-    std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
+    if constexpr (std::is_same<P, int8>::value)  // (the stage table: int8's)
+        print_stages(w32, w8, r, samples.data(), e);
+    else
+        print_encoder_sqnr(w32, w8, samples.data(), e);
+    std::printf("weights: f32 %zu B, %s %zu B (%.4f x)\n", sizeof(w32), detail::precision_name<P>, sizeof(w8),
+                double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
         a, [&](std::FILE* f) { detail::write_header(f, a.name.c_str(), a.config.c_str(), w8, a.source.c_str()); }, w8,
-        blob::size<Cfg, int8>);
+        blob::size<Cfg, P>);
 }
 
-// The int8 model against the f32 one on the calibration samples: the SQNR of the logits (or
+// The a16w8 encoder against the f32 one on the samples: the SQNR of the output and of its branch
+// (output - input).
+template <class Cfg, class P>
+void print_encoder_sqnr(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, P>& wq, const float* samples,
+                        const sample_extents& e) {
+    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
+    static workspace<Cfg> ws;
+    static typename precision_traits<P>::template workspace<Cfg, Cfg::tile> wsq;
+    std::vector<float> y(n), yq(n);
+    std::vector<std::int16_t> xq(n), q(n);
+    double signal = 0, noise = 0, branch = 0;
+    for (int s = 0; s < e.count(); ++s) {
+        detail::progress("quantised against f32", s + 1, e.count());
+        const float* x = samples + std::size_t(s) * n;
+        forward<reference>(w32, ws, x, y.data(), e.lengths[s], e.mask(s));
+        quantize_input(wq, x, xq.data(), n);  // (ok: calibration took every sample)
+        forward<reference>(wq, wsq, xq.data(), q.data(), e.lengths[s], e.mask(s));
+        dequantize_output(wq, q.data(), yq.data(), n);
+        for (std::size_t i = 0; i < std::size_t(e.lengths[s]) * Cfg::d_model; ++i) {
+            const double d = double(y[i]) - yq[i], b = double(y[i]) - x[i];
+            signal += double(y[i]) * y[i], noise += d * d, branch += b * b;
+        }
+    }
+    std::printf("%s vs f32 on the %d calibration samples: SQNR %.2f dB, branch (output - input) %.2f dB\n",
+                detail::precision_name<P>, e.count(), 10.0 * std::log10(signal / std::max(noise, 1e-300)),
+                10.0 * std::log10(branch / std::max(noise, 1e-300)));
+}
+
+// The integer model against the f32 one on the calibration samples: the SQNR of the logits (or
 // output rows), printed, and how often the arg-max agrees.
-template <class M>
-void print_model_agreement(const model_weights<M, f32>& w32, const model_weights<M, int8>& w8,
+template <class M, class P>
+void print_model_agreement(const model_weights<M, f32>& w32, const model_weights<M, P>& w8,
                            const std::vector<model_input_t<M>>& samples, const sample_extents& e) {
     static model_workspace_for<M, reference, f32> ws;
-    static model_workspace_for<M, reference, int8> ws8;
+    static model_workspace_for<M, reference, P> ws8;
     std::vector<float> y(M::output_values), yq(M::output_values);
-    std::vector<model_output_t<M, int8>> q(M::output_values);
-    std::vector<model_input_t<M, int8>> x8(M::input_values);
+    std::vector<model_output_t<M, P>> q(M::output_values);
+    std::vector<model_input_t<M, P>> x8(M::input_values);
     double signal = 0, noise = 0;
     int agree = 0;
     for (int s = 0; s < e.count(); ++s) {
-        detail::progress("int8 against f32", s + 1, e.count());
+        detail::progress("quantised against f32", s + 1, e.count());
         const model_input_t<M>* in = samples.data() + std::size_t(s) * M::input_values;
         forward<reference>(w32, ws, in, y.data(), e.lengths[s], e.mask(s));
         if constexpr (M::input == input_kind::tokens) {
@@ -437,7 +503,7 @@ void print_model_agreement(const model_weights<M, f32>& w32, const model_weights
         }
         for (std::size_t i = 0; i < y.size(); ++i) signal += double(y[i]) * y[i], noise += double(y[i] - yq[i]) * (y[i] - yq[i]);
     }
-    std::printf("int8 vs f32 on the %d calibration samples: SQNR %.2f dB", e.count(),
+    std::printf("%s vs f32 on the %d calibration samples: SQNR %.2f dB", detail::precision_name<P>, e.count(),
                 noise > 0 ? 10.0 * std::log10(signal / noise) : INFINITY);
     if (M::has_head) std::printf(", arg-max agrees on %d", agree);
     std::printf("\n");
@@ -447,7 +513,7 @@ void print_model_agreement(const model_weights<M, f32>& w32, const model_weights
 // ids or float32 features / images; --valid-len: the tokens of each sample (default: all), or
 // --lengths and --masks. Prints the encoder's report, the model's own tensors, and the int8
 // model against the f32 one on the samples.
-template <class M>
+template <class M, class P = int8>
 int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     tool_args a;
     if (const int bad = a.parse(argc, argv)) return bad;
@@ -467,7 +533,7 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
             return refused_sample(a, s, st);
         detail::progress("calibration", s + 1, count);
     }
-    static model_weights<M, int8> w8;
+    static model_weights<M, P> w8;
     const model_report r = c.quantize(w8, a.o);
     detail::print_report(r.encoder);
     const auto row = [](const char* what, const tensor_report& t) {
@@ -478,12 +544,13 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     if (M::has_pooled_norm || M::has_head) row("pooled", r.pooled);  // (a classifier's int8 input)
     row("logits", r.logits);
     print_seen(e);
-    print_model_stages(w32, w8, r.encoder, samples, e);
+    if constexpr (std::is_same<P, int8>::value) print_model_stages(w32, w8, r.encoder, samples, e);
     print_model_agreement(w32, w8, samples, e);
-    std::printf("weights: f32 %zu B, int8 %zu B (%.4f x)\n", sizeof(w32), sizeof(w8), double(sizeof(w8)) / double(sizeof(w32)));
+    std::printf("weights: f32 %zu B, %s %zu B (%.4f x)\n", sizeof(w32), detail::precision_name<P>, sizeof(w8),
+                double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
         a, [&](std::FILE* f) { detail::write_model_header(f, a.name.c_str(), a.config.c_str(), w8, a.source.c_str()); },
-        w8, blob::model_size<M, int8>);
+        w8, blob::model_size<M, P>);
 }
 
 }  // namespace quant

@@ -46,42 +46,43 @@ bool read_file(const char* path, std::vector<T>& out) {
 }
 
 // The value the net takes for one sample value: as it is (floats, token ids) or quantised (int8
-// nets: an encoder reads int16 stream rows, a model int8 features or images).
+// nets: an encoder reads int16 stream rows, a model int8 features or images; a16w8: int16 ones).
 template <class W, class In>
 status to_input(const W& w, const std::vector<In>& x, std::size_t at, std::size_t n, std::vector<In>& in) {
     (void)w;
     in.assign(x.begin() + at, x.begin() + at + n);
     return status::ok;
 }
-template <class Cfg>
-status to_input(const encoder_weights<Cfg, int8>& w, const std::vector<float>& x, std::size_t at, std::size_t n,
+// (int8 and a16w8: P, each with its own input element.)
+template <class Cfg, class P, class = std::enable_if_t<is_integer_precision<P>>>
+status to_input(const encoder_weights<Cfg, P>& w, const std::vector<float>& x, std::size_t at, std::size_t n,
                 std::vector<std::int16_t>& in) {
     in.resize(n);
     return quantize_input(w, x.data() + at, in.data(), n);
 }
-template <class M>
-status to_input(const model_weights<M, int8>& w, const std::vector<float>& x, std::size_t at, std::size_t n,
-                std::vector<std::int8_t>& in) {
+template <class M, class P, class = std::enable_if_t<is_integer_precision<P>>>
+status to_input(const model_weights<M, P>& w, const std::vector<float>& x, std::size_t at, std::size_t n,
+                std::vector<model_input_t<M, P>>& in) {
     in.resize(n);
     return quantize_model_input(w, x.data() + at, in.data(), n);
 }
 
-// The net's outputs as floats (int8 nets: an encoder's or a headless model's int16 rows, a
-// classifier's int32 logits).
+// The net's outputs as floats (int8 and a16w8 nets: an encoder's or a headless model's int16
+// rows, a classifier's int32 logits).
 template <class W>
 void to_float(const W&, const std::vector<float>& out, float* y) {
     std::copy(out.begin(), out.end(), y);
 }
-template <class Cfg>
-void to_float(const encoder_weights<Cfg, int8>& w, const std::vector<std::int16_t>& out, float* y) {
+template <class Cfg, class P, class = std::enable_if_t<is_integer_precision<P>>>
+void to_float(const encoder_weights<Cfg, P>& w, const std::vector<std::int16_t>& out, float* y) {
     dequantize_output(w, out.data(), y, out.size());
 }
-template <class M>
-void to_float(const model_weights<M, int8>& w, const std::vector<std::int16_t>& out, float* y) {
+template <class M, class P, class = std::enable_if_t<is_integer_precision<P>>>
+void to_float(const model_weights<M, P>& w, const std::vector<std::int16_t>& out, float* y) {
     dequantize_model_output(w, out.data(), y, out.size());
 }
-template <class M>
-void to_float(const model_weights<M, int8>& w, const std::vector<std::int32_t>& out, float* y) {
+template <class M, class P, class = std::enable_if_t<is_integer_precision<P>>>
+void to_float(const model_weights<M, P>& w, const std::vector<std::int32_t>& out, float* y) {
     dequantize_logits(w, out.data(), y, out.size());
 }
 
