@@ -1,13 +1,14 @@
 /* c_classifier: a firmware program in C that runs a model through the C API tools/export_pytorch.py
- * --c-api wrote (model/cmodel_<precision>.h, make_model.py), in f32, f16 and int8, and checks every
+ * --c-api wrote (model/cmodel_<precision>.h, make_model.py), in f32, f16, int8 and a16w8, and checks every
  * result byte for byte (memcmp) against the C++ API's (reference.cpp: staticformer::model::classify)
  * on the same inputs, with the static workspace, with a caller-owned one and in batches (on the
  * caller's thread and through an executor); that bad input
- * returns its status and leaves the output alone; and the int8 quantisation it reports. Exit status 0 when all agree. */
+ * returns its status and leaves the output alone; and the int8 and a16w8 quantisation it reports. Exit status 0 when all agree. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cmodel_a16w8.h"
 #include "cmodel_f16.h"
 #include "cmodel_f32.h"
 #include "cmodel_int8.h"
@@ -109,6 +110,7 @@ static uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
 CHECK_PRECISION(cmodel_f32, CMODEL_F32, 0)
 CHECK_PRECISION(cmodel_f16, CMODEL_F16, 1)
 CHECK_PRECISION(cmodel_int8, CMODEL_INT8, 2)
+CHECK_PRECISION(cmodel_a16w8, CMODEL_A16W8, 3)
 
 /* An executor in C: the tasks in reverse order (any order gives the same bytes); context counts
  * its calls. A host would run them on its threads. */
@@ -161,6 +163,7 @@ static void reverse_executor(void* context, int count, void (*task)(const void*,
 CHECK_BATCH(cmodel_f32, CMODEL_F32, 0)
 CHECK_BATCH(cmodel_f16, CMODEL_F16, 1)
 CHECK_BATCH(cmodel_int8, CMODEL_INT8, 2)
+CHECK_BATCH(cmodel_a16w8, CMODEL_A16W8, 3)
 
 int main(void) {
     for (int i = 0; i < INPUTS; ++i) {
@@ -173,16 +176,23 @@ int main(void) {
     check_cmodel_f32();
     check_cmodel_f16();
     check_cmodel_int8();
+    check_cmodel_a16w8();
     check_batch_cmodel_f32();
     check_batch_cmodel_f16();
     check_batch_cmodel_int8();
-    /* int8: the quantisation the C API reports is the weights' own. */
-    float scale[2], expected_scale[2];
-    int32_t zero[2], expected_zero[2];
-    cmodel_int8_quantization(&scale[0], &zero[0], &scale[1], &zero[1]);
-    reference_quantization(&expected_scale[0], &expected_zero[0], &expected_scale[1], &expected_zero[1]);
-    check(memcmp(scale, expected_scale, sizeof scale) == 0 && memcmp(zero, expected_zero, sizeof zero) == 0,
-          "cmodel_int8_quantization", 0);
+    check_batch_cmodel_a16w8();
+    /* int8, a16w8: the quantisation the C API reports is the weights' own. */
+    for (int precision = 2; precision <= 3; ++precision) {
+        float scale[2], expected_scale[2];
+        int32_t zero[2], expected_zero[2];
+        if (precision == 2)
+            cmodel_int8_quantization(&scale[0], &zero[0], &scale[1], &zero[1]);
+        else
+            cmodel_a16w8_quantization(&scale[0], &zero[0], &scale[1], &zero[1]);
+        reference_quantization(precision, &expected_scale[0], &expected_zero[0], &expected_scale[1], &expected_zero[1]);
+        check(memcmp(scale, expected_scale, sizeof scale) == 0 && memcmp(zero, expected_zero, sizeof zero) == 0,
+              "PREFIX_quantization", precision);
+    }
     printf("c_classifier: %s\n", failures ? "FAILED" : "C API == C++ API, byte for byte");
     return failures ? 1 : 0;
 }

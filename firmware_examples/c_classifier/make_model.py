@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes model/: a small seeded token classifier (untrained: the example checks bytes, not
-accuracy; each layer drawn on its own) exported by tools/export_pytorch.py in f32, f16 and int8,
+accuracy; each layer drawn on its own) exported by tools/export_pytorch.py in f32, f16, int8 and a16w8,
 each with its C API (--c-api cmodel_<precision>). Deterministic. Run with /usr/bin/python3
 (torch) from anywhere:
 
@@ -43,11 +43,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         torch.save(model, Path(tmp) / "cmodel.pt")
         np.save(Path(tmp) / "calibration.npy", np.random.default_rng(23).integers(0, 17, size=(64, 16)))
-        for precision in ("f32", "f16", "int8"):
+        for precision in ("f32", "f16", "int8", "a16w8"):
             name = f"cmodel_{precision}"
             cmd = [sys.executable, str(TOOLS / "export_pytorch.py"), "--module", str(Path(tmp) / "cmodel.pt"),
                    "--name", name, "--header", str(out / f"{name}.hpp"), "--c-api", name, "--precision", precision]
-            if precision == "int8":
+            if precision in ("int8", "a16w8"):
                 cmd += ["--calibration", str(Path(tmp) / "calibration.npy")]
             subprocess.run(cmd, check=True)
     return 0

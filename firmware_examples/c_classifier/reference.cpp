@@ -4,6 +4,7 @@
 
 #include <staticformer/staticformer.hpp>
 
+#include "cmodel_a16w8.hpp"
 #include "cmodel_f16.hpp"
 #include "cmodel_f32.hpp"
 #include "cmodel_int8.hpp"
@@ -28,14 +29,16 @@ extern "C" int reference_classify(int precision, const std::int32_t* ids, int va
     switch (precision) {
     case 0: return classify(cmodel_f32, ids, valid_tokens, m, logits, label);
     case 1: return classify(cmodel_f16, ids, valid_tokens, m, logits, label);
-    default: return classify(cmodel_int8, ids, valid_tokens, m, logits, label);
+    case 2: return classify(cmodel_int8, ids, valid_tokens, m, logits, label);
+    default: return classify(cmodel_a16w8, ids, valid_tokens, m, logits, label);
     }
 }
 
-extern "C" void reference_quantization(float* input_scale, std::int32_t* input_zero_point, float* output_scale,
-                                       std::int32_t* output_zero_point) {
-    *input_scale = cmodel_int8.quant.input.scale;
-    *input_zero_point = cmodel_int8.quant.input.zero_point;
-    *output_scale = cmodel_int8.quant.logits.scale;
-    *output_zero_point = cmodel_int8.quant.logits.zero_point;
+// precision 2: int8, else a16w8.
+extern "C" void reference_quantization(int precision, float* input_scale, std::int32_t* input_zero_point,
+                                       float* output_scale, std::int32_t* output_zero_point) {
+    const sf::quantization in = precision == 2 ? cmodel_int8.quant.input : cmodel_a16w8.quant.input;
+    const sf::quantization out = precision == 2 ? cmodel_int8.quant.logits : cmodel_a16w8.quant.logits;
+    *input_scale = in.scale, *input_zero_point = in.zero_point;
+    *output_scale = out.scale, *output_zero_point = out.zero_point;
 }

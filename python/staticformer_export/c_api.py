@@ -48,14 +48,14 @@ def _types(name: str, model: bool, precision: str, batch: int, workers: int) -> 
                   "constexpr int input_tokens = cfg::input_tokens, classes = cfg::classes;"]
     else:
         lines += ["using weights_type = sf::encoder_weights<cfg, precision>;",
-                  "constexpr bool is_int8 = std::is_same<precision, sf::int8>::value;",
+                  "using traits = sf::precision_traits<precision>;",
                   "// The configuration's own tile on every target, so one workspace size holds everywhere.",
-                  "using workspace_type = std::conditional_t<is_int8, sf::workspace_int8<cfg, cfg::tile>, sf::workspace<cfg, cfg::tile>>;",
+                  "using workspace_type = traits::workspace<cfg, cfg::tile>;",
                   "// _forward_batch_ws: up to max_batch inputs on up to max_workers threads (see the model's).",
-                  "using batch_workspace_type = std::conditional_t<is_int8, sf::batch_workspace_int8_for<cfg, max_batch, sf::simd, max_workers>,",
-                  "                                                sf::batch_workspace_for<cfg, max_batch, sf::simd, max_workers>>;",
-                  "// int8: the encoder reads and writes its residual stream, int16 rows (zero point 0).",
-                  "using input_type = std::conditional_t<is_int8, std::int16_t, float>;",
+                  "using batch_workspace_type =",
+                  "    traits::workspace<cfg, sf::worker_tile<cfg, sf::simd, max_batch * cfg::seq_len, max_workers>, max_workers, max_batch>;",
+                  "// int8, a16w8: the encoder reads and writes its residual stream, int16 rows (zero point 0).",
+                  "using input_type = traits::value;",
                   "using output_type = input_type;",
                   "constexpr std::size_t input_values = std::size_t(cfg::seq_len) * cfg::d_model, output_values = input_values;",
                   "constexpr int input_tokens = cfg::seq_len, classes = 0;"]
@@ -146,10 +146,11 @@ def header_text(prefix: str, name: str, precision: str, model: bool, info: dict,
             f"{prefix}_status {prefix}_forward_masked_ws(void* workspace, size_t workspace_bytes, const {prefix}_input_t* input,",
             f"    {prefix}_output_t* output, int valid_tokens, const uint8_t* mask, int mask_length);", "",
             *_batch_header_text(prefix)]
-    if precision == "int8":
-        out += ["", "/* int8: how the caller quantises the input values and reads the output values:",
+    if precision in ("int8", "a16w8"):
+        element = "int8" if precision == "int8" else "int16 (zero point 0)"
+        out += ["", f"/* {precision}: how the caller quantises the input values and reads the output values:",
                 " * real = scale * (q - zero_point). An encoder's input and output rows are int16 (its residual",
-                " * stream, zero point 0); a model's features or image int8, its output int32 logits or int16",
+                f" * stream, zero point 0); a model's features or image {element}, its output int32 logits or int16",
                 " * rows. Any pointer may be NULL. */",
                 f"void {prefix}_quantization(float* input_scale, int32_t* input_zero_point, float* output_scale,",
                 "    int32_t* output_zero_point);"]
@@ -310,7 +311,7 @@ def source_text(prefix: str, name: str, cpp_header: str, precision: str, model: 
                 *_workspace_lines(P),
                 f"    return {prefix}_status(classify(*ws, input, logits, label, valid_tokens));",
                 "}", "", *_masked_classify_text(prefix)]
-    if precision == "int8":
+    if precision in ("int8", "a16w8"):
         # A model's output scale is its logits' (headless: its rows', the encoder's or pooled_norm's).
         q_in, q_out = ("weights.quant.input", "weights.quant.logits") if model else ("weights.input", "weights.output")
         out += ["",

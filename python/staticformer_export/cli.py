@@ -168,8 +168,6 @@ def parse_args(argv):
         p.error("--c-api wraps the C++ header: give --header too")
     if (args.precision in INTEGER_PRECISIONS) != (args.calibration is not None):
         p.error("--calibration goes with --precision int8 or a16w8 (and they need it)")
-    if args.precision == "a16w8" and args.c_api:
-        p.error("--c-api: f32, f16 or int8 (a16w8's C API is not written yet)")
     if not 50.0 < args.percentile <= 100.0:
         p.error("--percentile must lie in (50, 100]")
     if args.module:

@@ -1,5 +1,5 @@
 """The export report of tools/export_pytorch.py: per part of the exported encoder or model (input,
-each layer, final norm, head), its parameters, weight bytes in f32 / f16 / int8, multiply-adds,
+each layer, final norm, head), its parameters, weight bytes in f32 / f16 / int8 / a16w8, multiply-adds,
 and ESTIMATED Cortex-M4 / M7 / M55 instructions per inference from measured per-kernel costs
 (kernel_costs.py); the workspace; and the int8 calibration report when there is one.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import cpp, kernel_costs
 from .encoder_schema import kv_dim
-PRECISIONS = ("f32", "f16", "int8")
+PRECISIONS = ("f32", "f16", "int8", "a16w8")
 MODEL_PARTS = ("input", "cls", "embedding_norm", "head", "positions")  # model_weights' members after encoder
 
 
@@ -75,14 +75,14 @@ def estimates(ops) -> dict:
 
 
 def _probe_source(name: str, config: str, model: bool) -> str:
-    """A program printing sizeof of each part in f32, f16 and int8, and the workspaces."""
+    """A program printing sizeof of each part in f32, f16, int8 and a16w8, and the workspaces."""
     if model:
         weights, enc = "sf::model_weights<cfg, P>", "w->encoder"
         workspace = "sf::model_workspace<cfg, cfg::encoder::tile, sf::activation_precision<P>>"
         members = "".join(f'    std::printf("%s {m} %zu\\n", name, sizeof(w->{m}));\n' for m in MODEL_PARTS)
     else:
         weights, enc, members = "sf::encoder_weights<cfg, P>", "(*w)", ""
-        workspace = "std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8<cfg, cfg::tile>, sf::workspace<cfg, cfg::tile>>"
+        workspace = "typename sf::precision_traits<P>::template workspace<cfg, cfg::tile>"
     return f"""#include <cstdio>
 #include <type_traits>
 #include <staticformer/staticformer.hpp>
@@ -97,7 +97,7 @@ template <class P> void sizes(const char* name) {{
 {members}    std::printf("%s workspace %zu\\n", name, sizeof({workspace}));
     std::printf("%s tile %d\\n", name, int({"cfg::encoder::tile" if model else "cfg::tile"}));
 }}
-int main() {{ sizes<sf::f32>("f32"); sizes<sf::f16>("f16"); sizes<sf::int8>("int8"); }}
+int main() {{ sizes<sf::f32>("f32"); sizes<sf::f16>("f16"); sizes<sf::int8>("int8"); sizes<sf::a16w8>("a16w8"); }}
 """
 
 
@@ -149,14 +149,15 @@ def approx(n) -> str:
 
 def text(report: dict) -> str:
     p = report["precision"]
-    head = ["part", "parameters", "f32 B", "f16 B", "int8 B", "MACs"] + [f"~{c[7:].upper()} {p}" for c in kernel_costs.CORES]
+    head = ["part", "parameters"] + [f"{q} B" for q in PRECISIONS] + ["MACs"] + \
+        [f"~{c[7:].upper()} {p}" for c in kernel_costs.CORES]
     def line(part, r):
         return [part, f"{r['parameters']:,}"] + [f"{r['weight_bytes'][q]:,}" for q in PRECISIONS] + \
                [f"{r['macs']:,}"] + [approx(r['estimated_instructions'][c][p]) for c in kernel_costs.CORES]
     body = [line(r["part"], r) for r in report["parts"]]
     o = report["other_weight_bytes"]
-    body.append(["other (scales, empty members, padding)", "", f"{o['f32']:,}", f"{o['f16']:,}", f"{o['int8']:,}",
-                 "", "", "", ""])
+    body.append(["other (scales, empty members, padding)", ""] + [f"{o[q]:,}" for q in PRECISIONS] +
+                [""] * (1 + len(kernel_costs.CORES)))
     body.append(line("total", report["total"]))
     widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
     fmt = lambda row: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))  # noqa: E731
@@ -164,7 +165,7 @@ def text(report: dict) -> str:
     out = [f"export report: {report['name']} ({report['config']}), exported {p}, every row valid", fmt(head)]
     out += [fmt(r) for r in body]
     out += [f"workspace (one buffer for every layer, tile of {report['tile_rows']} rows): f32 / f16 {w['f32']:,} B, "
-            f"int8 {w['int8']:,} B",
+            f"int8 {w['int8']:,} B, a16w8 {w['a16w8']:,} B",
             f"~ instructions per inference are ESTIMATES (int8: the {report['int8_backend']} backend), "
             f"per-kernel costs from {report['estimate_source']} (kernel_costs.py)"]
     return "\n".join(out)

@@ -69,6 +69,7 @@ static_assert(int(sf::status::non_finite_output) == CMODEL_F32_STATUS_NON_FINITE
 static_assert(int(sf::status::bad_mask_length) == CMODEL_F32_STATUS_BAD_MASK_LENGTH, "status bad_mask_length");
 static_assert(int(sf::status::all_keys_masked) == CMODEL_F32_STATUS_ALL_KEYS_MASKED, "status all_keys_masked");
 static_assert(int(sf::status::bad_batch_size) == CMODEL_F32_STATUS_BAD_BATCH_SIZE, "status bad_batch_size");
+static_assert(int(sf::status::input_out_of_range) == CMODEL_F32_STATUS_INPUT_OUT_OF_RANGE, "status input_out_of_range");
 
 // A constexpr copy of cmodel_f32: constant-initialised into its own section.
 CMODEL_F32_WEIGHTS_SECTION alignas(sf::weights_alignment) constexpr weights_type weights = cmodel_f32;

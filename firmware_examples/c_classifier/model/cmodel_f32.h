@@ -66,6 +66,7 @@ typedef enum cmodel_f32_status {
     CMODEL_F32_STATUS_BAD_MASK_LENGTH = 22,
     CMODEL_F32_STATUS_ALL_KEYS_MASKED = 23,
     CMODEL_F32_STATUS_BAD_BATCH_SIZE = 24,
+    CMODEL_F32_STATUS_INPUT_OUT_OF_RANGE = 25,
     CMODEL_F32_STATUS_BAD_WORKSPACE = 100  /* C API only: workspace null, too small or misaligned */
 } cmodel_f32_status;
 

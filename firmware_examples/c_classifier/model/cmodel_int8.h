@@ -66,6 +66,7 @@ typedef enum cmodel_int8_status {
     CMODEL_INT8_STATUS_BAD_MASK_LENGTH = 22,
     CMODEL_INT8_STATUS_ALL_KEYS_MASKED = 23,
     CMODEL_INT8_STATUS_BAD_BATCH_SIZE = 24,
+    CMODEL_INT8_STATUS_INPUT_OUT_OF_RANGE = 25,
     CMODEL_INT8_STATUS_BAD_WORKSPACE = 100  /* C API only: workspace null, too small or misaligned */
 } cmodel_int8_status;
 
