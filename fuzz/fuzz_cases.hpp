@@ -14,7 +14,7 @@
 //                                         every value's own bytes (any float bit pattern, any id)
 //   else scaled values, so that most mutations stay in the range a model sees: valid_len one
 //   byte % (len + 2); a float two bytes, int16 / 4096; a token id one byte % (vocab + 2) - 1
-//   (so -1 and vocab too); an int8 value one byte.
+//   (so -1 and vocab too); an int8 value one byte; an int16 one (a16w8's features) two.
 #pragma once
 
 #include <staticformer/staticformer.hpp>
@@ -36,9 +36,10 @@ namespace sf = staticformer;
 // int8 tiles below 8 rows (attention row by row) and of 8 rows or more (the batched attention
 // path).
 // The layer options of the blob's bits 8 to 31 too: f16's enc_a has no LayerNorm betas, int8's
-// RMSNorms, enc_b of f32 and int8 no linear biases and a gated feed-forward (SwiGLU); rotary
-// positions: enc_a of f32 and int8 (rotate-halves), f16's enc_b (interleaved); multi-query
-// attention (kv_heads<1>, the blob's heads field): int8's enc_a, f32's and int8's enc_b.
+// RMSNorms, enc_b of f32, int8 and a16w8 no linear biases and a gated feed-forward (SwiGLU); rotary
+// positions: enc_a of f32, int8 and a16w8 (rotate-halves), f16's enc_b (interleaved); multi-query
+// attention (kv_heads<1>, the blob's heads field): int8's enc_a, enc_b but f16's. a16w8 takes
+// f32's configurations (LayerNorm; int8 has the RMSNorms).
 template <class P>
 using enc_a = std::conditional_t<
     std::is_same<P, sf::f16>::value,
@@ -81,12 +82,14 @@ constexpr unsigned char selector(int case_index, mode m, bool raw_values = false
 
 template <class P>
 constexpr bool is_int8 = std::is_same<P, sf::int8>::value;
+template <class P>
+constexpr bool is_integer = sf::is_integer_precision<P>;
 
 // What the targets need to know of an encoder case: weights, input and output values, workspace.
 template <class Cfg, class P>
 struct encoder_case {
     using weights = sf::encoder_weights<Cfg, P>;
-    using input = std::conditional_t<is_int8<P>, std::int16_t, float>;  // (int8: the int16 stream)
+    using input = std::conditional_t<is_integer<P>, std::int16_t, float>;  // (int8, a16w8: the int16 stream)
     using output = input;
     static constexpr std::size_t input_values = std::size_t(Cfg::seq_len) * Cfg::d_model;
     static constexpr std::size_t output_values = input_values;
@@ -96,7 +99,7 @@ struct encoder_case {
     static constexpr bool runs_in_place = true;  // an encoder allows x == y
     static constexpr std::size_t header_bytes = sf::blob::header_bytes;
     template <class B>
-    using workspace = std::conditional_t<is_int8<P>, sf::workspace_int8_for<Cfg, B>, sf::workspace_for<Cfg, B>>;
+    using workspace = typename sf::precision_traits<P>::template workspace<Cfg, sf::tile_for<Cfg, B>>;
 };
 
 // The same for a model case.

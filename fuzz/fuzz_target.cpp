@@ -1,6 +1,6 @@
 // libFuzzer target for one weight precision: blob loading (raw and resealed, encoder and model
 // blobs) and forward() on whatever loads, reference backend against the default (simd) backend.
-// Built once per precision: -DSFFUZZ_PRECISION=f32, f16 or int8 (fuzz/run.sh). The input layout
+// Built once per precision: -DSFFUZZ_PRECISION=f32, f16, int8 or a16w8 (fuzz/run.sh). The input layout
 // is in fuzz_cases.hpp.
 #include "fuzz_cases.hpp"
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #ifndef SFFUZZ_PRECISION
-#error "define SFFUZZ_PRECISION as f32, f16 or int8"
+#error "define SFFUZZ_PRECISION as f32, f16, int8 or a16w8"
 #endif
 
 namespace sffuzz {
@@ -49,7 +49,7 @@ void reseal(unsigned char* b, std::size_t n, std::size_t header) {
     write_u32(b + header - 4, sf::blob::crc32(b, header - 4));
 }
 
-// A fixed input for a case: values in [-2, 2) (int8: any code), token ids in the vocabulary.
+// A fixed input for a case: values in [-2, 2) (int8, int16: any code), token ids in the vocabulary.
 template <class Case>
 const std::vector<typename Case::input>& fixed_input() {
     static const std::vector<typename Case::input> x = [] {

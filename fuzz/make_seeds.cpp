@@ -50,8 +50,8 @@ template <class Cfg, class P>
 struct case_data<encoder_case<Cfg, P>> {
     static const auto& weights() { return sftest::weights_for<Cfg, P>(); }
     static auto input(sftest::input_kind k) {
-        if constexpr (is_int8<P>)
-            return sftest::make_input_int8<Cfg>(k);
+        if constexpr (is_integer<P>)
+            return sftest::make_input_int8<Cfg, P>(k);
         else
             return sftest::make_input<Cfg>(k);
     }
@@ -165,11 +165,12 @@ void write_precision(const std::string& root, const char* name) {
 
 int main(int argc, char** argv) {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: make_seeds DIR (writes DIR/fuzz_f32, DIR/fuzz_f16, DIR/fuzz_int8)\n");
+        std::fprintf(stderr, "usage: make_seeds DIR (writes DIR/fuzz_f32, DIR/fuzz_f16, DIR/fuzz_int8, DIR/fuzz_a16w8)\n");
         return 2;
     }
     sffuzz::write_precision<sffuzz::sf::f32>(argv[1], "fuzz_f32");
     sffuzz::write_precision<sffuzz::sf::f16>(argv[1], "fuzz_f16");
     sffuzz::write_precision<sffuzz::sf::int8>(argv[1], "fuzz_int8");
+    sffuzz::write_precision<sffuzz::sf::a16w8>(argv[1], "fuzz_a16w8");
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets (fuzz/README.md).
 #   fuzz/run.sh SECONDS_PER_TARGET [BUILD_DIR]      (BUILD_DIR: build/fuzz)
-# Builds fuzz_f32, fuzz_f16, fuzz_int8 (fuzz_target.cpp once per precision) and make_seeds with
+# Builds fuzz_f32, fuzz_f16, fuzz_int8, fuzz_a16w8 (fuzz_target.cpp once per precision) and make_seeds with
 # clang++ under ASan + UBSan, copies fuzz/corpus into BUILD_DIR, runs every target for
 # SECONDS_PER_TARGET seconds (FUZZ_JOBS of them at once, default: one per core) and prints one
 # line per target. Exits 1 if a target crashed, leaked, timed out or ran out of memory: its
@@ -21,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$root/build/fuzz}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-targets=(fuzz_f32 fuzz_f16 fuzz_int8)
+targets=(fuzz_f32 fuzz_f16 fuzz_int8 fuzz_a16w8)
 
 # ---- tools: clang++, its fuzzer runtime, xsimd (without it there is no simd backend to compare)
 sudo_prefix=$([ "$(id -u)" -eq 0 ] && echo "" || echo "sudo ")

@@ -237,19 +237,17 @@ constexpr bool have_openmp = false;
 #endif
 
 template <class Cfg, int Workers, class P, class Backend>
-using parallel_workspace_t = std::conditional_t<std::is_same<P, sf::int8>::value,
-                                                sf::parallel_workspace_int8_for<Cfg, Workers, Backend>,
-                                                sf::parallel_workspace_for<Cfg, Workers, Backend>>;
+using parallel_workspace_t =
+    typename sf::precision_traits<P>::template workspace<Cfg, sf::worker_tile<Cfg, Backend, Cfg::seq_len, Workers>, Workers>;
 
 // One pass of Cfg's encoder on Workers workers through exec: its output bytes, s its status.
 template <class Cfg, class P, class Backend, int Workers>
 bytes parallel_pass(input_kind kind, int n, const test_executor& exec, sf::status& s) {
     static const auto ws = std::make_unique<parallel_workspace_t<Cfg, Workers, P, Backend>>();
     const std::vector<std::uint8_t> mask = make_mask(kind, Cfg::seq_len, n);
-    constexpr bool is_int8 = std::is_same<P, sf::int8>::value;
-    using value = std::conditional_t<is_int8, stream_t, float>;
+    using value = std::conditional_t<is_integer<P>, stream_t, float>;
     const std::vector<value> x = input_for<Cfg, P>(kind);
-    std::vector<value> y(x.size(), is_int8 ? value(9999) : value(123));  // as output_bytes fills it
+    std::vector<value> y(x.size(), is_integer<P> ? value(9999) : value(123));  // as output_bytes fills it
     s = sf::forward<Backend>(weights_for<Cfg, P>(), *ws, x.data(), y.data(), n, as_key_mask(mask), exec);
     return bytes_of(y);
 }
@@ -281,8 +279,8 @@ void expect_parallel_for_workers() {
 }
 
 // Every test case in f32 and int8 on the default backend on 3 workers (uneven tiles); 1, 2 and 4
-// workers, f16 and the reference backend (tiles of 4 rows: several tiles a worker) on the cases
-// whose tiles and attention the tests' configurations vary most.
+// workers, f16, a16w8 and the reference backend (tiles of 4 rows: several tiles a worker) on the
+// cases whose tiles and attention the tests' configurations vary most.
 template <class Cfg>
 void expect_parallel_passes() {
     expect_parallel_for_workers<Cfg, sf::f32, dflt, 3>();
@@ -299,6 +297,7 @@ void expect_parallel_passes_everywhere() {
     expect_parallel_for_workers<Cfg, sf::f16, dflt, 2>();
     expect_parallel_for_workers<Cfg, sf::f32, ref, 2>();
     expect_parallel_for_workers<Cfg, sf::int8, ref, 3>();
+    expect_parallel_for_workers<Cfg, sf::a16w8, dflt, 2, 3>();
 #endif
 }
 
@@ -358,9 +357,8 @@ STATICFORMER_MODEL_CASES(PARALLEL_MODEL_TEST)
 // ---- a batch of sequences in one call ------------------------------------------------------------
 
 template <class Cfg, int Batch, int Workers, class P, class Backend>
-using batch_workspace_t = std::conditional_t<std::is_same<P, sf::int8>::value,
-                                             sf::batch_workspace_int8_for<Cfg, Batch, Backend, Workers>,
-                                             sf::batch_workspace_for<Cfg, Batch, Backend, Workers>>;
+using batch_workspace_t = typename sf::precision_traits<P>::template workspace<
+    Cfg, sf::worker_tile<Cfg, Backend, Batch * Cfg::seq_len, Workers>, Workers, Batch>;
 
 // Sequence b of a batch of `count`: its input kind (normal, large or masked, in turn) and a valid
 // length that differs from its neighbours'.
@@ -398,7 +396,7 @@ batch_parts make_batch(int count, int tokens, bool whole, Add&& add) {
 // through exec on Workers: each sequence's bytes (and the status) are those of its own call.
 template <class Cfg, class P, class Backend, int Batch, int Workers>
 void expect_batch_equals_single_calls(bool openmp) {
-    using value = std::conditional_t<std::is_same<P, sf::int8>::value, stream_t, float>;
+    using value = std::conditional_t<is_integer<P>, stream_t, float>;
     constexpr std::size_t sequence = std::size_t(Cfg::seq_len) * Cfg::d_model;
     static const auto ws = std::make_unique<batch_workspace_t<Cfg, Batch, Workers, P, Backend>>();
     int most_tasks = 0;
@@ -461,6 +459,7 @@ TEST(ReentrancyBatch, OtherBackendsAndF16) {
     expect_batches<odd_pre_gelu, sf::f16, dflt>();
     expect_batches<rope_neobert, sf::f32, ref>();
     expect_batches<swiglu_causal, sf::int8, ref>();
+    expect_batches<rope_neobert, sf::a16w8, dflt>();
 }
 #endif
 
@@ -512,6 +511,7 @@ TEST(ReentrancyBatch, ModelOtherBackendsAndF16) {
     expect_model_batch_equals_single_calls<vit_model, sf::f16, dflt, 3, 2>(false);
     expect_model_batch_equals_single_calls<token_model, sf::f32, ref, 3, 2>(false);
     expect_model_batch_equals_single_calls<pooled_model, sf::int8, ref, 3, 2>(false);
+    expect_model_batch_equals_single_calls<feature_model, sf::a16w8, dflt, 3, 2>(have_openmp);
 }
 #endif
 #undef MODEL_BATCH_TEST
