@@ -27,8 +27,10 @@ demo: deps-demo
 	cmake --build $(BUILD)/demo --target demo -j $(JOBS)
 	$(BUILD)/demo/examples/demo
 
-# Each phase prints its start time (where the suite's minutes go, in CI's log).
-test: host-test fuzz-test cross-test
+# Each phase prints its start time (where the suite's minutes go, in CI's log). After the host
+# suites, the ports and the short fuzz run go side by side (tools/cross_test.sh).
+test: host-test
+	@bash tools/cross_test.sh "$(JOBS)" "$(BUILD)" "$(CROSS_FLAGS)" --fuzz 20 $(CROSS_TARGETS)
 	@echo "=== make test done $$(date +%T)"
 
 # libFuzzer on blob loading and forward(), f32 / f16 / int8, under ASan + UBSan (fuzz/README.md):

@@ -8,6 +8,6 @@ clang=$1 root=$2 scratch=$3
 shift 3
 mkdir -p "$scratch"
 t=$root/tests
-"$clang" -std=c++17 -O1 -g -fsanitize=thread -Wall -Wextra -Werror -fno-exceptions -fno-rtti -DREENTRANCY_RACES_ONLY "$@" -I"$root/include" \
+"$clang" -std=c++17 -O1 -gline-tables-only -fsanitize=thread -Wall -Wextra -Werror -fno-exceptions -fno-rtti -DREENTRANCY_RACES_ONLY "$@" -I"$root/include" \
     -I"$t" "$t/test_main.cpp" "$t/reentrancy_test.cpp" -o "$scratch/reentrancy_tsan" -lgtest -lpthread
 exec "$scratch/reentrancy_tsan" --gtest_filter='Reentrancy*'

@@ -2,15 +2,21 @@
 # make cross-test: every port (CMakePresets.json) cross-built, its tests run under QEMU against
 # the committed reference outputs; the digits models; the Cortex-M port bring-up and kernel port
 # tests at the debug levels and with the assembly's C++ twins.
-#   cross_test.sh JOBS BUILD_DIR "CROSS_FLAGS" TARGET...
+#   cross_test.sh JOBS BUILD_DIR "CROSS_FLAGS" [--fuzz SECONDS] TARGET...
 # Two chains run at once, the Linux targets (then the digits models) and the Cortex-M cores
 # (then their port tests): a firmware image is one translation unit and an emulated run one
-# thread, so one chain alone leaves a core idle for long stretches. Each chain writes its log to
-# BUILD_DIR/cross-<chain>.log, printed whole when both have ended; the exit status is nonzero if
-# either failed, and the failing chain's last lines are repeated at the end.
+# thread, so one chain alone leaves a core idle for long stretches. --fuzz (make test) adds a
+# third, fuzz/run.sh SECONDS in BUILD_DIR/fuzz. Each chain writes its log to
+# BUILD_DIR/cross-<chain>.log, printed whole when all have ended; the exit status is nonzero if
+# any failed, and a failing chain's last lines are repeated at the end.
 set -uo pipefail
 jobs=$1 build=$2 flags=$3
 shift 3
+fuzz_seconds=
+if [ "${1:-}" = --fuzz ]; then
+    fuzz_seconds=$2
+    shift 2
+fi
 linux=() cortex=()
 for t in "$@"; do
     case $t in cortex-m*) cortex+=("$t") ;; *) linux+=("$t") ;; esac
@@ -58,22 +64,27 @@ cortex_chain() {
     done
 }
 
+fuzz_chain() {
+    echo "=== fuzz-test $(date +%T)"
+    bash fuzz/run.sh "$fuzz_seconds" "$build/fuzz"
+}
+
 mkdir -p "$build"
-linux_chain >"$build/cross-linux.log" 2>&1 &
-linux_pid=$!
-cortex_chain >"$build/cross-cortex-m.log" 2>&1 &
-cortex_pid=$!
-wait "$linux_pid"
-linux_status=$?
-wait "$cortex_pid"
-cortex_status=$?
+chains=(linux cortex-m)
+[ -z "$fuzz_seconds" ] || chains+=(fuzz)
+pids=()
+for chain in "${chains[@]}"; do
+    case $chain in linux) linux_chain ;; cortex-m) cortex_chain ;; fuzz) fuzz_chain ;; esac >"$build/cross-$chain.log" 2>&1 &
+    pids+=($!)
+done
 failed=()
-for chain in linux cortex-m; do
+for i in "${!chains[@]}"; do
+    wait "${pids[$i]}" || failed+=("${chains[$i]}")
+done
+for chain in "${chains[@]}"; do
     echo "=== cross-test, $chain chain (log: $build/cross-$chain.log) ==="
     cat "$build/cross-$chain.log"
 done
-[ "$linux_status" -eq 0 ] || failed+=(linux)
-[ "$cortex_status" -eq 0 ] || failed+=(cortex-m)
 for chain in ${failed[@]+"${failed[@]}"}; do
     echo "=== cross-test FAILED in the $chain chain; its last lines:"
     tail -n 40 "$build/cross-$chain.log"
