@@ -655,6 +655,36 @@ void check_status_and_in_place() {
 TEST(Int8Encoder, StatusAndInPlace) { check_status_and_in_place<sf::int8>(); }
 TEST(A16w8Encoder, StatusAndInPlace) { check_status_and_in_place<sf::a16w8>(); }
 
+// kernels::decorated around an a16w8 set (profilers, stage comparisons) keeps its bytes and sees
+// every op the block options call: the rotary turn, the gate, RMSNorm, grouped-query attention.
+struct op_counts {
+    static inline long calls[int(sf::kernels::op_kind::other) + 1] = {};
+    template <sf::kernels::op_kind Op, class Call>
+    static void run(const Call& call) {
+        ++calls[int(Op)];
+        call();
+    }
+};
+
+TEST(A16w8Encoder, DecoratedSetSeesEveryOpAndKeepsTheBytes) {
+    using cfg = rope_neobert;
+    using K = sf::kernels::decorated<sf::a16w8_kernel_set<sf::default_backend>, op_counts>;
+    using kind = sf::kernels::op_kind;
+    const auto& w = weights_for<cfg, sf::a16w8>();
+    sf::encoder<cfg, sf::a16w8> enc{w};
+    static typename sf::precision_traits<sf::a16w8>::template workspace<cfg, sf::tile_for<cfg, sf::default_backend>> ws;
+    const auto x = make_input_int8<cfg, sf::a16w8>(input_kind::normal);
+    std::vector<stream_t> y(x.size()), z(x.size(), 5);
+    ASSERT_EQ(enc.forward(x.data(), y.data(), cfg::seq_len), sf::status::ok);
+    ASSERT_EQ(sf::forward_with<K>(w, ws, x.data(), z.data(), cfg::seq_len), sf::status::ok);
+    EXPECT_EQ(y, z);
+    for (kind k : {kind::linear, kind::scores, kind::softmax, kind::context, kind::layer_norm, kind::gate, kind::add,
+                   kind::rotary, kind::other})
+        EXPECT_GT(op_counts::calls[int(k)], 0) << int(k);
+    // Queries and keys turned once per row and layer each.
+    EXPECT_EQ(op_counts::calls[int(kind::rotary)], 2L * cfg::seq_len * cfg::layers);
+}
+
 // The demo configuration: int8 weights (scales, biases, tables included) at most 0.2723 x f32
 // (0.270 before the layout's 64-byte units: 912 bytes of padding, 0.8%; 0.2719 before the int16
 // stream's parameters: a second 64-byte unit per layer, 0.1%).

@@ -45,7 +45,7 @@ from footprint_cases import (CONFIGS, FOOTPRINT_CONFIGS, PRECISIONS, PROBE_VALID
                              TARGETS)
 from footprint_elf import analyse
 from footprint_report import report, tables
-from footprint_weights import quantised_header, weights_header
+from footprint_weights import quantised_header, quantised_precision, weights_header
 
 
 # The timing table runs forward() 58 x 4 times per row: not for rows whose inference is longer
@@ -173,15 +173,17 @@ def write_weights(args, configs, precisions, gen):
     """The weights headers (rewritten only when their text changes, so rebuilds are incremental).
     The int8 ones are quantised from the f32 ones, on the host, one configuration per job; their
     report lines go to args.quant."""
-    quantised = any(PRECISIONS[p].literal is None for p in precisions)
+    quantised = sorted({quantised_precision(PRECISIONS[p]) for p in precisions if PRECISIONS[p].literal is None})
     for c in configs:
         for p in precisions + (["f32"] if quantised and "f32" not in precisions else []):
             write_if_changed(os.path.join(gen, "weights_%s_%s.hpp" % (c, p)), weights_header(c, CONFIGS[c], PRECISIONS[p]))
     args.quant = {}
-    if quantised:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(args.jobs, len(configs)))) as ex:
-            for c, line in zip(configs, ex.map(lambda c: quantised_header(c, CONFIGS[c], gen, args.include), configs)):
-                args.quant[c] = kv_line(line, "sf_fp_quant:") or {}
+    jobs = [(c, q) for q in quantised for c in configs]
+    if jobs:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as ex:
+            lines = ex.map(lambda j: quantised_header(j[0], CONFIGS[j[0]], gen, args.include, j[1]), jobs)
+            for (c, q), line in zip(jobs, lines):
+                args.quant[(c, q)] = kv_line(line, "sf_fp_quant:") or {}
 
 
 def xsimd_include(args):

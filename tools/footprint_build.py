@@ -141,5 +141,6 @@ def parse_profile(text):
     total = int(head["plain_instructions"])
     return {"total": total, "kernels": kern, "glue": total - sum(kern.values()), "overhead": over * ns,
             "split_total": int(head["split_ticks"]) * ns, "crc_equal": head["crc_plain"] == head["crc_split"],
-            "crc": head["crc_plain"], "calls": {n: int(d["calls"]) for n, d in ks.items()}}
+            "crc": head["crc_plain"], "calls": {n: int(d["calls"]) for n, d in ks.items()},
+            "mask": {k: int(v) for k, v in (kv_line(text, "sf_prof_mask:") or {}).items()}}
 

@@ -43,14 +43,23 @@ FOOTPRINT_CONFIGS = ("tiny", "small")
 # examples are made of them).
 CONFIGS = dict({name: REFERENCE_CONFIGS[name] for name in FOOTPRINT_CONFIGS},
                narrow=replace(REFERENCE_CONFIGS["tiny"], d_model=16, heads=2, d_ff=64, seq_len=48, layers=1))
+# The block options, speed proxy only (M4, M55): tiny with rotary positions, and tiny as a
+# NeoBERT-like block (RMSNorm, SwiGLU, rotary, grouped-query attention, no biases). What each
+# option's kernel costs beside tiny's: the rotary turn's share, RMSNorm against LayerNorm.
+OPTION_CONFIGS = {
+    "rotary": replace(REFERENCE_CONFIGS["tiny"], rotary="halves", rotary_theta=10000),
+    "modern": replace(REFERENCE_CONFIGS["tiny"], rms_norm=True, glu=True, activation="silu", rotary="halves",
+                      rotary_theta=10000, kv_heads=2, no_bias=True),
+}
+CONFIGS.update(OPTION_CONFIGS)
 
 # Emulated runs that would take minutes run fewer valid rows: (target, config) -> valid_len.
 # The stack high-water mark does not depend on valid_len (no VLA, no alloca; every kernel runs).
 PROBE_VALID_LEN = {("cortex-m3", "small"): 8}
 # Cortex-M speed proxy: which configs to profile per core (small: 3.2 MB of weights fit the
 # 4 MiB flash of MPS2 and the 8 MiB of AN547; on the soft-float M3 it would take minutes).
-PROFILE_CONFIGS = {"cortex-m3": ["tiny"], "cortex-m4": ["tiny", "small", "narrow"],
-                   "cortex-m7": ["tiny", "small", "narrow"], "cortex-m55": ["tiny", "small", "narrow"]}
+PROFILE_CONFIGS = {"cortex-m3": ["tiny"], "cortex-m4": ["tiny", "small", "narrow", "rotary", "modern"],
+                   "cortex-m7": ["tiny", "small", "narrow"], "cortex-m55": ["tiny", "small", "narrow", "rotary", "modern"]}
 
 # The budgets of the issue: Cortex-M4, tiny: code <= 16 KiB; RAM (workspace + stack) <= 24 KiB
 # in f32, <= 8 KiB in int8 (reference kernels and the port's DSP kernels).
@@ -84,4 +93,11 @@ PRECISIONS = {
                           backend=[("STATICFORMER_HAS_CORTEX_M_MVE", "staticformer::cortex_m_mve", "cortex_m_mve"),
                                    (None, "staticformer::cortex_m_dsp", "cortex_m_dsp")],
                           targets=("cortex-m4", "cortex-m7", "cortex-m55")),
+    # int16 activations, int8 weights (weights_a16w8.hpp), quantised as int8 is; and through the
+    # core's own backend, as int8-dsp.
+    "a16w8": Precision("a16w8", "staticformer::a16w8"),
+    "a16w8-dsp": Precision("a16w8-dsp", "staticformer::a16w8", weights="a16w8",
+                           backend=[("STATICFORMER_HAS_CORTEX_M_MVE", "staticformer::cortex_m_mve", "cortex_m_mve"),
+                                    (None, "staticformer::cortex_m_dsp", "cortex_m_dsp")],
+                           targets=("cortex-m4", "cortex-m7", "cortex-m55")),
 }

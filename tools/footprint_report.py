@@ -63,7 +63,10 @@ and `--specs=rdimon.specs`; Linux images dynamically linked to glibc. Configurat
 final LayerNorm, tile 4): **tiny** `encoder_config<64, 4, 256, 32, 2>`, **small**
 `encoder_config<128, 4, 512, 64, 4>`; **narrow** `encoder_config<16, 2, 64, 48, 1>` in the speed proxy
 only (M4, M7, M55: the per-row and per-call costs the export report's estimates are fitted to,
-`python/staticformer_export/footprint_costs.json`). Weights: deterministic values in a generated header
+`python/staticformer_export/footprint_costs.json`); the block options in the speed proxy of the M4 and
+M55: **rotary** tiny with `rotary<10000>`, **modern** tiny as a NeoBERT-like block (`silu, no_bias,
+rms_norm, glu, rotary<10000>, kv_heads<2>`: RMSNorm, SwiGLU, rotary positions, grouped-query attention,
+no biases). Weights: deterministic values in a generated header
 (`inline constexpr encoder_weights<...>`, as `tools/export_pytorch.py` writes it); int8: those f32
 weights quantised on the host by the library's quantiser (`quant/quantize.hpp`, min-max calibration
 on 4 deterministic inputs, `ports/footprint/quantize_weights.cpp`), written by its header writer;
@@ -127,6 +130,7 @@ def tables(results, prof, args, avail):
     budget_section(out, results)
     if prof:
         profile_section(out, prof, args)
+        mask_section(out, prof, args)
         timing_section(out, prof, args)
     levels_section(out, args)
     return out
@@ -138,9 +142,11 @@ def precision_notes(avail, quant):
     for name, (ok, why) in avail.items():
         if not ok:
             out.append("Precision **%s**: not available (`%s`); its rows are skipped.\n" % (name, why))
-    if any(quant.values()):
-        out.append("int8 weights against the f32 encoder on the calibration inputs (SQNR of the dequantised "
-                   "output): " + ", ".join("%s %s dB" % (c, q["sqnr_db"]) for c, q in quant.items() if q) + ".\n")
+    for precision in sorted({p for _, p in quant}):
+        lines = [(c, q) for (c, p), q in quant.items() if p == precision and q]
+        if lines:
+            out.append("%s weights against the f32 encoder on the calibration inputs (SQNR of the dequantised "
+                       "output): " % precision + ", ".join("%s %s dB" % (c, q["sqnr_db"]) for c, q in lines) + ".\n")
     return out
 
 
@@ -300,7 +306,7 @@ def profile_section(out, prof, args):
                "instrumentation changed the kernels' code). Program: `ports/footprint/kernel_profile.hpp` (entry `sf_fp_main_profile`). "
                "QEMU counts instructions, not cycles: it models neither the M7's dual issue nor FPU latencies, "
                "flash wait states or caches.\n")
-    all_kinds = ["linear", "scores", "softmax", "context", "layer_norm", "activation", "add"]
+    all_kinds = ["linear", "scores", "softmax", "context", "layer_norm", "activation", "add", "rotary"]
     out.append("Instructions per inference (valid_len = seq_len), by precision:\n")
     precs = [p for p in PRECISIONS if any(k[2] == p for k in prof)]
     out.append("| core | config | " + " | ".join(precs) + " |")
@@ -344,6 +350,28 @@ def profile_section(out, prof, args):
         for w in warn:
             out.append("Warning: " + w + "\n")
 
+
+
+def mask_section(out, prof, args):
+    """The plain forward with key padding masks (kernel_profile.hpp, step 4), per core and precision."""
+    rows = [((t, c, p), d) for (t, c, p), d in prof.items()
+            if c in ("tiny", "modern") and d.get("mask") and "error" not in d]
+    if not rows:
+        return
+    out.append("### Key padding masks (valid_len = seq_len)\n")
+    out.append("`sf::forward` with a `key_padding_mask` that hides nothing, and with one that hides every "
+               "second key (the masked rows still computed, as torch does), against no mask. A masked key costs "
+               "no key / value row and no attention: what the second mask saves is those, for half the keys.\n")
+    out.append("| core | config | precision | no mask | hides nothing | every second key masked |")
+    out.append("|---|---|---|--:|--:|--:|")
+    rows.sort(key=lambda r: (args.config_order.index(r[0][1]), args.target_order.index(r[0][0]),
+                             list(PRECISIONS).index(r[0][2])))
+    for (t, c, p), d in rows:
+        none, m = d["total"], d["mask"]
+        out.append("| %s | %s | %s | %s | %s (%+.2f%%) | %s (%+.1f%%) |" % (
+            t, c, p, fmt(none), fmt(m["nothing"]), 100.0 * (m["nothing"] - none) / none,
+            fmt(m["every_second"]), 100.0 * (m["every_second"] - none) / none))
+    out.append("")
 
 
 def levels_section(out, args):

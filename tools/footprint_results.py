@@ -9,7 +9,11 @@ import re
 import sys
 
 from footprint_build import ROOT
-from footprint_cases import CONFIGS, PRECISIONS, TARGET_BY_NAME
+from footprint_cases import CONFIGS, OPTION_CONFIGS, PRECISIONS, TARGET_BY_NAME
+
+# The configurations of the costs file: the block options' rows are measured for the docs only
+# (kernel_costs.py fits classic blocks: its configs hold no option flags).
+COST_CONFIGS = {c: s for c, s in CONFIGS.items() if c not in OPTION_CONFIGS}
 
 DOC = os.path.join(ROOT, "docs", "footprint-and-timing.md")
 BEGIN = "<!-- begin: written by make footprint -->"
@@ -95,18 +99,18 @@ def merge_costs(old, prof):
     for core, precs in (old or {}).get("measured", {}).items():
         for prec, cfgs in precs.items():
             for cfg, entry in cfgs.items():
-                if core in TARGET_BY_NAME and prec in PRECISIONS and cfg in CONFIGS:
+                if core in TARGET_BY_NAME and prec in PRECISIONS and cfg in COST_CONFIGS:
                     measured.setdefault(core, {}).setdefault(prec, {})[cfg] = entry
     for (core, cfg, prec), p in prof.items():
-        if "error" not in p:
+        if "error" not in p and cfg in COST_CONFIGS:
             measured.setdefault(core, {}).setdefault(prec, {})[cfg] = cost_entry(p)
     target_order = list(TARGET_BY_NAME)
-    ordered = {core: {prec: {cfg: measured[core][prec][cfg] for cfg in CONFIGS if cfg in measured[core][prec]}
+    ordered = {core: {prec: {cfg: measured[core][prec][cfg] for cfg in COST_CONFIGS if cfg in measured[core][prec]}
                       for prec in PRECISIONS if prec in measured[core]}
                for core in sorted(measured, key=target_order.index)}
     return {"about": ABOUT, "options": COSTS_OPT, "kinds": list(KINDS),
             "backends": {p: backend_name(PRECISIONS[p].backend) for p in PRECISIONS},
-            "configs": {c: config_shape(s) for c, s in CONFIGS.items()}, "measured": ordered}
+            "configs": {c: config_shape(s) for c, s in COST_CONFIGS.items()}, "measured": ordered}
 
 
 def costs_text(data):

@@ -15,6 +15,8 @@
 //             out over the ~1000 spans of an inference.
 //  3. empty:  the same span around nothing, many times: the measurement overhead per span,
 //             which tools/footprint.py subtracts (calls x overhead) from each kernel.
+//  4. masked: the plain forward with a key padding mask that hides nothing and with one that
+//             hides every second key, counted whole.
 // The time outside kernel spans is the composition's own work ("glue": staging the input,
 // scaling queries) and the key and value stores. Both runs' output CRCs are printed: they must
 // be equal (instrumentation must not change a bit).
@@ -34,9 +36,9 @@
 // linear on the M4 from register spills).
 namespace sf_fp_profile {
 
-enum kind { k_linear, k_scores, k_softmax, k_context, k_layer_norm, k_activation, k_add, k_empty, k_count };
-const char* const kind_name[k_count] = {"linear",     "scores",     "softmax", "context",
-                                        "layer_norm", "activation", "add",     "empty"};
+enum kind { k_linear, k_scores, k_softmax, k_context, k_layer_norm, k_activation, k_add, k_rotary, k_empty, k_count };
+const char* const kind_name[k_count] = {"linear",     "scores",     "softmax", "context", "layer_norm",
+                                        "activation", "add",        "rotary",  "empty"};
 
 // Raw SysTick ticks per kernel. A span reads only the 24-bit current-value register, twice (no
 // 64-bit arithmetic, nothing kept in a register across the kernel: the start goes to memory),
@@ -100,6 +102,7 @@ constexpr kind span_kind(sf::kernels::op_kind op) {
         case op_kind::activation:
         case op_kind::gate: return k_activation;
         case op_kind::add: return k_add;
+        case op_kind::rotary: return k_rotary;
         default: return k_count;
     }
 }
@@ -135,15 +138,16 @@ auto& workspace = sf_fp_workspace;
 
 // The plain run is sf_fp_run() itself: sf::forward with the measured backend (on Cortex-M
 // sf::reference, or for int8 sf::cortex_m_dsp).
-template <bool Exact, class W, class Ws>
-int run_split(const W& w, Ws& ws, int n) {  // f32, f16
-    static_assert(sizeof(W) == 0 || std::is_same<sf_fp::backend, sf::reference>::value,
+template <bool Exact, class P, class Ws, std::enable_if_t<!sf::is_integer_precision<P>, int> = 0>
+int run_split(const sf::encoder_weights<config, P>& w, Ws& ws, int n) {  // f32, f16
+    static_assert(sizeof(P) == 0 || std::is_same<sf_fp::backend, sf::reference>::value,
                   "float on Cortex-M runs the reference backend");
     return int(sf::forward_with<profiled_spans<Exact>>(w, ws, x, y, n));
 }
-template <bool Exact, class Ws>
-int run_split(const sf::encoder_weights<config, sf::int8>& w, Ws& ws, int n) {
-    return int(sf::forward_with<profiled_int8<sf::int8_kernel_set<sf_fp::backend>, Exact>>(w, ws, x, y, n));
+template <bool Exact, class P, class Ws, std::enable_if_t<sf::is_integer_precision<P>, int> = 0>
+int run_split(const sf::encoder_weights<config, P>& w, Ws& ws, int n) {  // int8, a16w8
+    using K = typename sf::precision_traits<P>::template kernels<sf_fp::backend>;
+    return int(sf::forward_with<profiled_int8<K, Exact>>(w, ws, x, y, n));
 }
 
 inline int plain(int n) { return sf_fp_run(x, y, n); }
@@ -168,6 +172,23 @@ __attribute__((noinline, noipa)) void empty_spans(int n) {
     }
 }
 
+// Key padding masks, through the plain forward: a mask that hides nothing, and one that hides
+// every second key. A masked key must cost nothing: no key / value row, no attention over it.
+std::uint8_t masked_keys[config::seq_len];
+void set_mask(int keep_every) {
+    for (int j = 0; j < config::seq_len; ++j) masked_keys[j] = j % keep_every != 0;
+}
+__attribute__((noinline, noipa)) int masked(int n) {
+    return int(sf::forward<sf_fp::backend>(sf_fp::weights, workspace, x, y, n,
+                                           sf::key_padding_mask{masked_keys, config::seq_len}));
+}
+std::uint64_t masked_instructions(int n, int keep_every, int& status) {
+    set_mask(keep_every);
+    sf_port_counter_start();
+    status |= masked(n);
+    return sf_port_counter_read();
+}
+
 }  // namespace sf_fp_profile
 
 extern "C" int sf_fp_main_profile(int argc, char** argv) {
@@ -190,6 +211,10 @@ extern "C" int sf_fp_main_profile(int argc, char** argv) {
     constexpr int empty_reps = 4600;
     empty_spans(empty_reps);
 
+    int status_masked = 0;
+    const std::uint64_t mask_nothing = masked_instructions(n, 1, status_masked);
+    const std::uint64_t mask_half = masked_instructions(n, 2, status_masked);
+
     l.text("sf_prof:").kv("valid_len", std::uint64_t(n)).kv("hz", std::uint64_t(sf_port_systick_hz));
     l.kv("plain_instructions", plain_instructions).kv("split_ticks", split_ticks);
     l.text(" crc_plain=").hex(crc_plain).text(" crc_split=").hex(crc_split);
@@ -198,5 +223,7 @@ extern "C" int sf_fp_main_profile(int argc, char** argv) {
         l.text("sf_prof_kernel:").kv("name", kind_name[k]).kv("ticks", span_ticks[k]).kv("calls", span_calls[k]);
         l.write();
     }
-    return status_plain | status_split | (crc_plain != crc_split ? 64 : 0);
+    l.text("sf_prof_mask:").kv("nothing", mask_nothing).kv("every_second", mask_half);
+    l.write();
+    return status_plain | status_split | status_masked | (crc_plain != crc_split ? 64 : 0);
 }

@@ -1,4 +1,4 @@
-// staticformer footprint: the int8 weights of the measured programs. A host program that
+// staticformer footprint: the int8 (or a16w8) weights of the measured programs. A host program that
 // tools/footprint.py builds once per configuration and runs: it quantises the generated f32
 // weights (SF_FP_F32_HEADER) with the library's own quantiser (quant/quantize.hpp, min-max
 // calibration on a few deterministic inputs of platform.hpp's generator, the programs' input
@@ -7,11 +7,14 @@
 //
 //   quantize_weights OUT.hpp "staticformer::encoder_config<...>"
 // writes OUT.hpp (`using weights_config = ...;` and `weights`, to be included inside namespace
-// sf_fp) and prints one line: sf_fp_quant: samples=... sqnr_db=... (int8 against f32).
+// sf_fp) and prints one line: sf_fp_quant: samples=... sqnr_db=... (the output against f32's).
+// SF_FP_QUANT_PRECISION: the integer precision (default staticformer::int8).
 #include SF_FP_F32_HEADER
 
+#include <cmath>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "quantize_tool.hpp"  // python/staticformer_export: the exporter's quantiser program, its header writer
@@ -20,12 +23,41 @@
 
 namespace sf = staticformer;
 
+#ifndef SF_FP_QUANT_PRECISION
+#define SF_FP_QUANT_PRECISION staticformer::int8
+#endif
+using quant_precision = SF_FP_QUANT_PRECISION;
+using cfg = sf_fp::config;
+
+// a16w8: SQNR of the dequantised output against the f32 one's, over the samples (the reference
+// backend, every row valid).
+double output_sqnr(const sf::encoder_weights<cfg, quant_precision>& wq, const std::vector<float>& samples, int count) {
+    constexpr std::size_t n = std::size_t(cfg::seq_len) * cfg::d_model;
+    static sf::workspace_for<cfg, sf::reference> ws;
+    static typename sf::precision_traits<quant_precision>::template workspace<cfg, sf::tile_for<cfg, sf::reference>> wsq;
+    std::vector<float> y(n), yq(n);
+    std::vector<std::int16_t> q(n), out(n);
+    double signal = 0, noise = 0;
+    for (int s = 0; s < count; ++s) {
+        const float* x = samples.data() + n * std::size_t(s);
+        if (sf::forward<sf::reference>(sf_fp::weights, ws, x, y.data(), cfg::seq_len) != sf::status::ok ||
+            sf::quantize_input(wq, x, q.data(), n) != sf::status::ok ||
+            sf::forward<sf::reference>(wq, wsq, q.data(), out.data(), cfg::seq_len) != sf::status::ok)
+            return -1.0;
+        sf::dequantize_output(wq, out.data(), yq.data(), n);
+        for (std::size_t i = 0; i < n; ++i) {
+            signal += double(y[i]) * y[i];
+            noise += (double(yq[i]) - y[i]) * (double(yq[i]) - y[i]);
+        }
+    }
+    return 10.0 * std::log10(signal / noise);
+}
+
 int main(int argc, char** argv) {
     if (argc != 3) {
         std::fprintf(stderr, "usage: %s OUT.hpp CONFIG_TYPE\n", argv[0]);
         return 2;
     }
-    using cfg = sf_fp::config;
     constexpr std::size_t n = std::size_t(cfg::seq_len) * cfg::d_model;
     // The first seed is the input of footprint_main.cpp's programs.
     const std::uint32_t seeds[] = {0x9E3779B9u, 0x6A09E667u, 0xBB67AE85u, 0x3C6EF372u};
@@ -41,7 +73,7 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    static sf::encoder_weights<cfg, sf::int8> w8;
+    static sf::encoder_weights<cfg, quant_precision> w8;
     const sf::quant::report r = c.quantize(w8);
     if (!sf::is_valid(w8)) {
         std::fprintf(stderr, "quantised weights out of range\n");
@@ -56,8 +88,15 @@ int main(int argc, char** argv) {
     sf::quant::detail::write_header(f, "weights", config_line.c_str(), w8, "the footprint's f32 weights",
                                     "ports/footprint/quantize_weights.cpp");
     if (std::fclose(f) != 0) return 1;
-    sf::quant::stage_comparison<cfg> stages(sf_fp::weights, w8, r);
-    for (int s = 0; s < count; ++s) stages.observe(samples.data() + n * s, cfg::seq_len);
-    std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count, stages.table().output.sqnr());
+    double sqnr = 0;
+    if constexpr (std::is_same<quant_precision, sf::int8>::value) {
+        sf::quant::stage_comparison<cfg> stages(sf_fp::weights, w8, r);
+        for (int s = 0; s < count; ++s) stages.observe(samples.data() + n * s, cfg::seq_len);
+        sqnr = stages.table().output.sqnr();
+    } else {
+        (void)r;  // (stage_comparison is int8's)
+        sqnr = output_sqnr(w8, samples, count);
+    }
+    std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count, sqnr);
     return 0;
 }

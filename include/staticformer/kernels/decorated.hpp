@@ -266,12 +266,106 @@ struct decorated_int8 : K {
     }
 };
 
+// The ops of a16w8_kernels, each K's own, inside Hook (int16 activations; the stream's LayerNorm
+// and softmax are int8's).
+template <class K, class Hook>
+struct decorated_a16w8 : K {
+    template <int In, int Out>
+    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear(x, rows, p, y); },
+                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
+    }
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
+                                          rows_of(x, rows, N), rows_of(y, rows, N), &p);
+    }
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
+        hooked<op_kind::other, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template store_keys<D, HeadDim, S>(k, rows, j0, kt); },
+            rows_of(k, rows, D), rows_of(kt, 0, 0));
+    }
+    template <int D, int HeadDim, int S>
+    static void store_values(const std::int16_t* v, int rows, int j0, std::int16_t* values) noexcept {
+        hooked<op_kind::other, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template store_values<D, HeadDim, S>(v, rows, j0, values); },
+            rows_of(v, rows, D), rows_of(values, 0, 0));
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
+        hooked<op_kind::scores, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_scores<HeadDim, KStride>(q, kt, n, s); },
+            rows_of(q, 1, HeadDim), rows_of(s, 1, n));
+    }
+    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        hooked<op_kind::softmax, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::softmax(s, n, m, p); },
+                                       rows_of(s, 1, n), rows_of(p, 1, n), &m);
+    }
+    template <int Stride>
+    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
+        hooked<op_kind::softmax, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template softmax_rows<Stride>(s, rows, n, m, p); },
+            rows_of(s, rows, n, Stride), rows_of(p, rows, n, Stride), &m);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
+                                  std::int16_t* ctx) noexcept {
+        hooked<op_kind::context, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_context<HeadDim, VStride>(p, v, n, a, ctx); },
+            rows_of(p, 1, n), rows_of(ctx, 1, HeadDim), &a);
+    }
+    static void activate(std::int16_t* x, int n, const activation_a16w8& a) noexcept {
+        hooked<op_kind::activation, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::activate(x, n, a); },
+                                          rows_of(x, 1, n), rows_of(x, 1, n), &a);
+    }
+    template <int F>
+    static void glu(std::int16_t* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
+        hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template glu<F>(h, rows, a, p); },
+                                    rows_of(h, rows, 2 * F), rows_of(h, rows, F), &p);
+    }
+    template <class A>
+    static void add(std::int16_t* x, const A* a, int n, const stream_add_int8& p) noexcept {
+        hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
+                                   rows_of(a, 1, n), rows_of(x, 1, n), &p);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::narrow(x, n, p, y); },
+                                     rows_of(x, 1, n), rows_of(y, 1, n), &p);
+    }
+    template <class A>
+    static void widen(const A* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::widen(a, n, p, y); },
+                                     rows_of(a, 1, n), rows_of(y, 1, n), &p);
+    }
+    template <int D>
+    static void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept {
+        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template mean_rows<D>(x, n, y); },
+                                     rows_of(x, n, D), rows_of(y, 1, D));
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int16_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        hooked<op_kind::rotary, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template rotate<D, HeadDim, Interleaved>(x, cos, sin); },
+            rows_of(x, 1, D), rows_of(x, 1, D), cos);
+    }
+    template <int In, int Out>
+    static void linear_wide(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int32_t* y) noexcept {
+        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_wide(x, rows, p, y); },
+                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
+    }
+};
+
+template <class K, class Hook>
+using decorated_integer = std::conditional_t<std::is_base_of<a16w8_kernels, K>::value, decorated_a16w8<K, Hook>,
+                                             decorated_int8<K, Hook>>;
+
 }  // namespace detail
 
 // K with Hook around each of its ops; K's ops and members otherwise, so decorated sets nest.
 template <class K, class Hook>
-using decorated = std::conditional_t<std::is_base_of<int8_kernels, K>::value, detail::decorated_int8<K, Hook>,
-                                     detail::decorated_float<K, Hook>>;
+using decorated = std::conditional_t<std::is_base_of<int8_kernels, K>::value || std::is_base_of<a16w8_kernels, K>::value,
+                                     detail::decorated_integer<K, Hook>, detail::decorated_float<K, Hook>>;
 
 }  // namespace kernels
 }  // namespace staticformer
