@@ -53,6 +53,21 @@ double output_sqnr(const sf::encoder_weights<cfg, quant_precision>& wq, const st
     return 10.0 * std::log10(signal / noise);
 }
 
+// int8: the stage comparison's output SQNR; a16w8: output_sqnr (stage_comparison is int8's).
+template <class P>
+double quantised_sqnr(const sf::encoder_weights<cfg, P>& wq, const sf::quant::report& r,
+                      const std::vector<float>& samples, int count) {
+    if constexpr (std::is_same<P, sf::int8>::value) {
+        constexpr std::size_t n = std::size_t(cfg::seq_len) * cfg::d_model;
+        sf::quant::stage_comparison<cfg> stages(sf_fp::weights, wq, r);
+        for (int s = 0; s < count; ++s) stages.observe(samples.data() + n * std::size_t(s), cfg::seq_len);
+        return stages.table().output.sqnr();
+    } else {
+        (void)r;
+        return output_sqnr(wq, samples, count);
+    }
+}
+
 int main(int argc, char** argv) {
     if (argc != 3) {
         std::fprintf(stderr, "usage: %s OUT.hpp CONFIG_TYPE\n", argv[0]);
@@ -88,15 +103,6 @@ int main(int argc, char** argv) {
     sf::quant::detail::write_header(f, "weights", config_line.c_str(), w8, "the footprint's f32 weights",
                                     "ports/footprint/quantize_weights.cpp");
     if (std::fclose(f) != 0) return 1;
-    double sqnr = 0;
-    if constexpr (std::is_same<quant_precision, sf::int8>::value) {
-        sf::quant::stage_comparison<cfg> stages(sf_fp::weights, w8, r);
-        for (int s = 0; s < count; ++s) stages.observe(samples.data() + n * s, cfg::seq_len);
-        sqnr = stages.table().output.sqnr();
-    } else {
-        (void)r;  // (stage_comparison is int8's)
-        sqnr = output_sqnr(w8, samples, count);
-    }
-    std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count, sqnr);
+    std::printf("sf_fp_quant: samples=%d sqnr_db=%.2f\n", count, quantised_sqnr(w8, r, samples, count));
     return 0;
 }
