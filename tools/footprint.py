@@ -52,7 +52,7 @@ from footprint_weights import quantised_header, quantised_precision, weights_hea
 # than this (the soft-float Cortex-M3's f32 and f16: 770 M instructions).
 TIMING_LIMIT = 50e6
 DEFAULT_OPT_LEVELS = "-Os,-O2,-O3"
-DEFAULT_PROFILE_PRECISIONS = "f32,f16,int8,int8-dsp"
+DEFAULT_PROFILE_PRECISIONS = "f32,f16,int8,int8-dsp,a16w8,a16w8-dsp"
 
 
 def measure(targets, args, all_cases, configs, precisions, xsimd_dir):
