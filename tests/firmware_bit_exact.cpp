@@ -194,13 +194,13 @@ constexpr bool every_case = true;
 // a16w8 through the reference on cores without the DSP extension; elsewhere through the Cortex-M
 // backends, whose kernel sets run every op they do not optimise with the reference's code.
 constexpr bool a16w8_reference = every_case && !STATICFORMER_HAS_CORTEX_M_DSP;
-// a16w8 models: on the cores whose backends have a16w8 kernels of their own (the M4's and M55's
-// images, SF_FIRMWARE_A16W8_MODELS); the M3 runs the host's reference code, the M7 the M4's
-// instructions (and its soft-float calibration made the M3's run half again as long).
-#if defined(SF_FIRMWARE_A16W8_MODELS)
-constexpr bool a16w8_models = every_case;
+// a16w8 through the Cortex-M backends' own a16w8 kernels, encoders and models: the M4's and
+// M55's main images (SF_FIRMWARE_A16W8). The M7 would run the M4's instructions again; the M3
+// checks a16w8 encoders above, not models (the reference's code, calibrated in soft float).
+#if defined(SF_FIRMWARE_A16W8)
+constexpr bool a16w8_backends = every_case;
 #else
-constexpr bool a16w8_models = false;
+constexpr bool a16w8_backends = false;
 #endif
 
 // Every check of the image. The precisions are template parameters so that the variants'
@@ -216,21 +216,22 @@ int run_checks() {
             return 1;                                                                                         \
     if constexpr (a16w8_reference)                                                                            \
         if (!check_case<name, A16>(#name)) return 1;                                                          \
-    if (!check_cortex_m<name, std::conditional_t<every_case, A16, void>>(#name)) return 1;
+    if (!check_cortex_m<name, std::conditional_t<a16w8_backends, A16, void>>(#name)) return 1;
     STATICFORMER_TEST_CASES(CHECK_CASE)
 #undef CHECK_CASE
 #define CHECK_MODEL(name)                                                                 \
     if constexpr (every_case)                                                             \
         if (!check_model<name, F32>(#name) || !check_model<name, F16>(#name)) return 1; \
-    if constexpr (a16w8_models)                                                           \
+    if constexpr (a16w8_backends)                                                         \
         if (!check_model<name, A16>(#name)) return 1;                                     \
     if (!check_model<name, I8>(#name)) return 1;
     STATICFORMER_MODEL_CASES(CHECK_MODEL)
 #undef CHECK_MODEL
     std::printf("%d passed, 0 failed: reference outputs (%s) bit-identical to the host's\n", checked,
-                a16w8_models ? "f32, f16, int8 and a16w8 weights; models in each"
-                : every_case ? "f32, f16, int8 and a16w8 weights; f32, f16 and int8 models"
-                             : "int8 through the Cortex-M backends; int8 models");
+                a16w8_backends    ? "f32, f16, int8 and a16w8 weights; models in each"
+                : a16w8_reference ? "f32, f16, int8 and a16w8 weights; f32, f16 and int8 models"
+                : every_case      ? "f32, f16 and int8 weights and models"
+                                  : "int8 through the Cortex-M backends; int8 models");
     return 0;
 }
 
