@@ -66,7 +66,7 @@ compilers: deps-test
 # environment check, behind its own target (about 2 minutes).
 parity-live: deps-test
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS) -DSTATICFORMER_BUILD_TESTS=ON
-	cmake --build $(BUILD)/test --target baseline_tests -j $(JOBS)
+	cmake --build $(BUILD)/test --target parity_tests -j $(JOBS)
 	cd $(BUILD)/test && ctest --output-on-failure -L torch_live
 
 # Every port (CMakePresets.json): cross-build the tests and run them under QEMU against the
