@@ -9,6 +9,7 @@
 #include "../../kernel_set.hpp"
 #if STATICFORMER_HAS_CORTEX_M_DSP
 #include "activation_int8.hpp"
+#include "attention_a16w8.hpp"
 #include "attention_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
@@ -91,7 +92,8 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
 };
 
 // a16w8: the linear layers through the int8 tiles (int16 inputs paired by half-word packs),
-// int8's softmax and stream LayerNorm; the rest the reference's.
+// attention by SMLAD on int16 pairs (even head dimensions), int8's softmax and stream
+// LayerNorm; the rest the reference's.
 struct cortex_m_dsp_a16w8_kernels : a16w8_kernels {
     template <int In, int Out>
     static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
@@ -107,6 +109,30 @@ struct cortex_m_dsp_a16w8_kernels : a16w8_kernels {
     template <int N, bool Rms, class Out>
     static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
         cortex_m_dsp_int8_kernels::layer_norm(x, rows, p, y);
+    }
+    // Keys in this set's layout when the head dimension is even (attention_a16w8.hpp), else the
+    // reference's; values in the reference's layout.
+    template <int D, int HeadDim, int S>
+    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
+        if constexpr (cortex_m_dsp::dsp_attention_a16w8<HeadDim>)
+            cortex_m_dsp::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+        else
+            a16w8_kernels::store_keys<D, HeadDim, S>(k, rows, j0, kt);
+    }
+    template <int HeadDim, int KStride>
+    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
+        if constexpr (cortex_m_dsp::dsp_attention_a16w8<HeadDim>)
+            cortex_m_dsp::attention_scores<HeadDim, KStride>(q, kt, n, s);
+        else
+            a16w8_kernels::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int HeadDim, int VStride>
+    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
+                                  std::int16_t* ctx) noexcept {
+        if constexpr (cortex_m_dsp::dsp_attention_a16w8<HeadDim>)
+            cortex_m_dsp::attention_context<HeadDim, VStride>(p, v, n, a.context, a.context_limit, ctx);
+        else
+            a16w8_kernels::attention_context<HeadDim, VStride>(p, v, n, a, ctx);
     }
 };
 
