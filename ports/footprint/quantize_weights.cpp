@@ -11,7 +11,6 @@
 // SF_FP_QUANT_PRECISION: the integer precision (default staticformer::int8).
 #include SF_FP_F32_HEADER
 
-#include <cmath>
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -37,7 +36,7 @@ double output_sqnr(const sf::encoder_weights<cfg, quant_precision>& wq, const st
     static typename sf::precision_traits<quant_precision>::template workspace<cfg, sf::tile_for<cfg, sf::reference>> wsq;
     std::vector<float> y(n), yq(n);
     std::vector<std::int16_t> q(n), out(n);
-    double signal = 0, noise = 0;
+    sf::quant::sqnr_sum sum;
     for (int s = 0; s < count; ++s) {
         const float* x = samples.data() + n * std::size_t(s);
         if (sf::forward<sf::reference>(sf_fp::weights, ws, x, y.data(), cfg::seq_len) != sf::status::ok ||
@@ -45,12 +44,9 @@ double output_sqnr(const sf::encoder_weights<cfg, quant_precision>& wq, const st
             sf::forward<sf::reference>(wq, wsq, q.data(), out.data(), cfg::seq_len) != sf::status::ok)
             return -1.0;
         sf::dequantize_output(wq, out.data(), yq.data(), n);
-        for (std::size_t i = 0; i < n; ++i) {
-            signal += double(y[i]) * y[i];
-            noise += (double(yq[i]) - y[i]) * (double(yq[i]) - y[i]);
-        }
+        for (std::size_t i = 0; i < n; ++i) sum.add(y[i], yq[i]);
     }
-    return 10.0 * std::log10(signal / noise);
+    return sum.sqnr();
 }
 
 // int8: the stage comparison's output SQNR; a16w8: output_sqnr (stage_comparison is int8's).
