@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "config.hpp"
 #include "status.hpp"
 
 namespace staticformer {
@@ -31,8 +32,10 @@ struct kept_keys {
     const std::uint8_t* masked = nullptr;
     int first = 0;
     bool kept(int row) const noexcept { return masked == nullptr || row < first || masked[row - first] == 0; }
-    // How many of rows [0, end) are kept.
-    int kept_before(int end) const noexcept {
+    // How many of rows [0, end) are kept. Out of line (STATICFORMER_GUARD_GCC12_MVE_LITERAL_POOL):
+    // GCC 12 vectorises this loop for Helium with a literal pool that, inlined into an encoder's
+    // pass, can land beyond VLDR's reach.
+    STATICFORMER_OUT_OF_LINE int kept_before(int end) const noexcept {
         if (masked == nullptr) return end;
         int count = 0;
         for (int row = 0; row < end; ++row) count += kept(row);

@@ -2,7 +2,10 @@
 // and into the stream, the add, int8 widened into it and narrowed from it) against the reference's, memcmp, on rows of
 // random, saturated, narrow-spread and small values, gammas of +-2^15, eps from 0 to near 2^62,
 // every output shift 1..31 and odd row lengths, and the DSP set's 2^48 / d for every d < 2^16; prints the instructions per value of the tiny
-// encoder's shapes (64 columns, 32 rows; run.sh: QEMU -icount shift=0).
+// encoder's shapes (64 columns, 32 rows; run.sh: QEMU -icount shift=0). Also the gated
+// feed-forward's product (glu), in place, on random and extreme values, tables and zero points,
+// every shift 1..62, multipliers 0 and 2^15 - 1, row lengths 7, 16, 33 and 256; and a16w8's
+// int16 add, widening, narrowing, activation and glu likewise.
 #include <staticformer/staticformer.hpp>
 
 #include <cstdint>
@@ -90,6 +93,93 @@ bool check_add_narrow(xorshift32& g) {
     return ok;
 }
 
+// kind 0: random; 1: every product -255 x 255; 2: every product 255 x 255; 3: random values,
+// zero points at the ends.
+template <class K, int F>
+bool check_glu(xorshift32& g) {
+    using ref = sf::int8_kernel_set<sf::reference>;
+    static std::int8_t table[256], h1[2 * rows * F], h2[2 * rows * F];
+    bool ok = true;
+    for (int kind = 0; kind < 4; ++kind)
+        for (std::int32_t shift = 1; shift <= 62; ++shift) {
+            for (std::int8_t& t : table) t = kind == 1 ? -128 : kind == 2 ? 127 : g.int8();
+            for (std::int8_t& v : h1) v = kind == 1 || kind == 2 ? 127 : g.int8();
+            std::memcpy(h2, h1, sizeof h1);
+            const std::int32_t m = shift % 3 == 0 ? 32767 : shift % 3 == 1 ? std::int32_t(g.next() % 32768) : 0;
+            const std::int32_t random_zp = std::int32_t(g.next() % 256) - 128;
+            const std::int32_t a_zp = kind == 0 ? random_zp : kind == 1 ? 127 : kind == 2 ? -128 : (shift % 2 ? 127 : -128);
+            const std::int32_t b_zp = kind == 0 ? random_zp / 2 : kind == 3 ? (shift % 4 < 2 ? 127 : -128) : -128;
+            const sf::gate_int8 p{a_zp, b_zp, m, shift, std::int32_t(g.next() % 256) - 128, 0};
+            ref::glu<F>(h1, rows, table, p);
+            K::template glu<F>(h2, rows, table, p);
+            if (std::memcmp(h1, h2, sizeof h1) != 0) {
+                std::printf("DIFFERENT: glu F %d, kind %d, shift %ld, multiplier %ld\n", F, kind, long(shift), long(m));
+                ok = false;
+            }
+        }
+    return ok;
+}
+
+// a16w8 (every int16 within +-32767): the add, widening and narrowing of int16 branches, the
+// interpolated activation, and glu (shifts 1..62: SMLAWB's 17..47 and the reference's outside).
+template <class K>
+bool check_a16w8_rows(xorshift32& g) {
+    using ref = sf::a16w8_kernel_set<sf::reference>;
+    static std::int16_t x[max_n], a[max_n], s1[max_n], s2[max_n], y1[max_n], y2[max_n];
+    static sf::activation_a16w8 act{};
+    bool ok = true;
+    for (int n = 1; n <= max_n; n += 8)
+        for (int kind = 0; kind < 6; ++kind)
+            for (std::int32_t shift = 1; shift <= 30; ++shift) {
+                fill(x, n, kind, g), fill(a, n, (kind + shift) % 6, g);
+                for (int i = 0; i < n; ++i) x[i] = x[i] == -32768 ? -32767 : x[i], a[i] = a[i] == -32768 ? -32767 : a[i];
+                for (int i = 0; i < act.points; ++i) act.table[i] = std::int16_t(std::int32_t(g.next() % 65535) - 32767);
+                const std::int32_t m = shift % 2 ? 32767 : std::int32_t(g.next() % 32768);
+                const std::int32_t limit = kind == 5 ? 32767 : 1 + std::int32_t(g.next() % 32767);
+                const sf::stream_add_int8 add{0, m, shift, 0};
+                const sf::stream_narrow_a16w8 narrow{m, shift, limit, 0};
+                std::memcpy(s1, x, sizeof x), std::memcpy(s2, x, sizeof x);
+                ref::add(s1, a, n, add), K::add(s2, a, n, add);
+                bool same = std::memcmp(s1, s2, sizeof s1) == 0;
+                ref::widen(a, n, add, y1), K::widen(a, n, add, y2);
+                same = same && std::memcmp(y1, y2, 2 * n) == 0;
+                ref::narrow(x, n, narrow, y1), K::narrow(x, n, narrow, y2);
+                same = same && std::memcmp(y1, y2, 2 * n) == 0;
+                std::memcpy(s1, x, sizeof x), std::memcpy(s2, x, sizeof x);
+                ref::activate(s1, n, act), K::activate(s2, n, act);
+                if (!same || std::memcmp(s1, s2, sizeof s1) != 0) {
+                    std::printf("DIFFERENT: a16w8 add, widen, narrow or activation, n %d, kind %d, shift %ld\n", n, kind, long(shift));
+                    ok = false;
+                }
+            }
+    return ok;
+}
+
+template <class K, int F>
+bool check_a16w8_glu(xorshift32& g) {
+    using ref = sf::a16w8_kernel_set<sf::reference>;
+    static std::int16_t h1[2 * rows * F], h2[2 * rows * F];
+    static sf::activation_a16w8 act{};
+    bool ok = true;
+    for (int kind = 0; kind < 6; ++kind)
+        for (std::int32_t shift = 1; shift <= 62; ++shift) {
+            fill(h1, 2 * rows * F, kind, g);
+            for (std::int16_t& v : h1) v = v == -32768 ? -32767 : v;
+            for (int i = 0; i < act.points; ++i)
+                act.table[i] = kind == 2 ? 32767 : kind == 1 ? -32767 : std::int16_t(std::int32_t(g.next() % 65535) - 32767);
+            std::memcpy(h2, h1, sizeof h1);
+            const std::int32_t m = shift % 3 == 0 ? 32767 : shift % 3 == 1 ? std::int32_t(g.next() % 32768) : 0;
+            const sf::gate_a16w8 p{m, shift, kind == 5 ? 32767 : 1 + std::int32_t(g.next() % 32767), 0};
+            ref::glu<F>(h1, rows, act, p);
+            K::template glu<F>(h2, rows, act, p);
+            if (std::memcmp(h1, h2, sizeof h1) != 0) {
+                std::printf("DIFFERENT: a16w8 glu F %d, kind %d, shift %ld, multiplier %ld\n", F, kind, long(shift), long(m));
+                ok = false;
+            }
+        }
+    return ok;
+}
+
 // Instructions per value of the tiny encoder's shapes: LayerNorm of 32 rows of 64 into int8, the
 // add and the narrowing of 32 x 64 values.
 template <class K>
@@ -109,8 +199,14 @@ void count(xorshift32& g) {
     sf_port_counter_start();
     K::narrow(x, 32 * 64, sf::stream_narrow_int8{20000, 22, -3, 0}, y);
     const std::uint64_t narrow = sf_port_counter_read();
-    std::printf("instructions per value: LayerNorm %llu, add %llu, narrow %llu\n",
-                (unsigned long long)(norm / 2048), (unsigned long long)(add / 2048), (unsigned long long)(narrow / 2048));
+    static std::int8_t table[256], h[2 * 32 * 256];
+    for (std::int8_t& v : h) v = g.int8();
+    sf_port_counter_start();
+    K::template glu<256>(h, 32, table, sf::gate_int8{3, -5, 20000, 24, -2, 0});
+    const std::uint64_t glu = sf_port_counter_read();
+    std::printf("instructions per value: LayerNorm %llu, add %llu, narrow %llu, glu %llu\n",
+                (unsigned long long)(norm / 2048), (unsigned long long)(add / 2048), (unsigned long long)(narrow / 2048),
+                (unsigned long long)(glu / 8192));
 }
 
 }  // namespace
@@ -130,6 +226,10 @@ int main() {
         std::printf("stream kernels, backend %s\n", name);
         bool good = check_norm<K, 64, false>(g) & check_norm<K, 9, false>(g) & check_norm<K, 65, true>(g);
         good = check_norm<K, 384, false>(g) & check_add_narrow<K>(g) & good;
+        good = check_glu<K, 7>(g) & check_glu<K, 16>(g) & check_glu<K, 33>(g) & check_glu<K, 256>(g) & good;
+        using K16 = sf::a16w8_kernel_set<decltype(backend)>;
+        good = check_a16w8_rows<K16>(g) & check_a16w8_glu<K16, 7>(g) & check_a16w8_glu<K16, 33>(g) & good;
+        good = check_a16w8_glu<K16, 256>(g) & good;
         count<K>(g);
         return good;
     });

@@ -1,8 +1,9 @@
 // staticformer: the cortex_m_dsp backend's kernel sets (optimised; bit-identical to the
 // reference) for Cortex-M cores with the DSP extension (M4, M7, M33; M55 and M85 too, though
 // there cortex_m_mve is the default): the int8 linear layers and attention with SMLAD / SMUAD,
-// the stream's LayerNorm and adds and the softmax in 32-bit steps, the activation table four
-// lookups per word. Float encoders on this backend run the reference kernels (no vector unit).
+// the stream's LayerNorm and adds, the softmax and the gated feed-forward's product in 32-bit
+// steps, the activation table four lookups per word. Float encoders on this backend run the
+// reference kernels (no vector unit).
 #pragma once
 
 #include "../../../config.hpp"
@@ -11,6 +12,7 @@
 #include "activation_int8.hpp"
 #include "attention_a16w8.hpp"
 #include "attention_int8.hpp"
+#include "glu_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
 #include "softmax_int8.hpp"
@@ -58,6 +60,10 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
         cortex_m_dsp::widen(a, n, p, y);
     }
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept { cortex_m_dsp::activate(x, n, table); }
+    template <int F>
+    static void glu(std::int8_t* h, int rows, const std::int8_t* table, const gate_int8& p) noexcept {
+        cortex_m_dsp::glu<F>(h, rows, table, p);
+    }
     // Attention in this set's key and value layouts when the head dimension is a multiple of 4
     // (attention_int8.hpp), else the reference's kernels and layouts.
     template <int D, int HeadDim, int S>
@@ -93,7 +99,7 @@ struct cortex_m_dsp_int8_kernels : int8_kernels {
 
 // a16w8: the linear layers through the int8 tiles (int16 inputs paired by half-word packs),
 // attention by SMLAD on int16 pairs (even head dimensions), int8's softmax and stream
-// LayerNorm; the rest the reference's.
+// LayerNorm, the stream's steps and the gated product in 32 bits; the rest the reference's.
 struct cortex_m_dsp_a16w8_kernels : a16w8_kernels {
     template <int In, int Out>
     static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
@@ -109,6 +115,22 @@ struct cortex_m_dsp_a16w8_kernels : a16w8_kernels {
     template <int N, bool Rms, class Out>
     static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
         cortex_m_dsp_int8_kernels::layer_norm(x, rows, p, y);
+    }
+    template <int F>
+    static void glu(std::int16_t* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
+        cortex_m_dsp::glu<F>(h, rows, a, p);
+    }
+    static void add(std::int16_t* x, const std::int16_t* a, int n, const stream_add_int8& p) noexcept {
+        cortex_m_dsp::add(x, a, n, p);
+    }
+    // The model's int8 rows (token tables, positions) keep the reference's add and widening.
+    using a16w8_kernels::add;
+    using a16w8_kernels::widen;
+    static void widen(const std::int16_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        cortex_m_dsp::widen(a, n, p, y);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+        cortex_m_dsp::narrow(x, n, p, y);
     }
     // Keys in this set's layout when the head dimension is even (attention_a16w8.hpp), else the
     // reference's; values in the reference's layout.

@@ -2,8 +2,8 @@
 // reference) for Cortex-M cores with Helium (MVE, Armv8.1-M: M55, M85). It derives from the
 // cortex_m_dsp set and replaces the int8 ops that have a vector form: the linear layers (gathers
 // and VMLADAVA), attention (scores in the DSP set's key layout, context on the reference's value
-// layout), softmax, LayerNorm, the adds, the activation table and rotary positions. Float encoders run the
-// reference kernels (the M55's float vectors are not enabled: -mcpu=cortex-m55+nomve.fp).
+// layout), softmax, LayerNorm, the adds, the activation table, the gated feed-forward's product
+// and rotary positions. Float encoders run the reference kernels (the M55's float vectors are not enabled: -mcpu=cortex-m55+nomve.fp).
 #pragma once
 
 #include "../../../config.hpp"
@@ -11,6 +11,7 @@
 #if STATICFORMER_HAS_CORTEX_M_MVE
 #include "activation_int8.hpp"
 #include "attention_int8.hpp"
+#include "glu_int8.hpp"
 #include "layer_norm_int8.hpp"
 #include "linear_int8.hpp"
 #include "rotary_int8.hpp"
@@ -65,6 +66,10 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
         kernels::cortex_m_mve::activate(x, n, table);
     }
+    template <int F>
+    static void glu(std::int8_t* h, int rows, const std::int8_t* table, const gate_int8& p) noexcept {
+        kernels::cortex_m_mve::glu<F>(h, rows, table, p);
+    }
     // Keys in the DSP set's layout (store_keys), values in the reference's.
     template <int D, int HeadDim, int S>
     static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
@@ -84,7 +89,8 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     }
 };
 
-// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), softmax and stream LayerNorm.
+// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), softmax, stream LayerNorm and
+// element-wise steps.
 template <>
 struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
     template <int In, int Out>
@@ -103,6 +109,29 @@ struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
     static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
                                   std::int16_t* ctx) noexcept {
         kernels::cortex_m_mve::attention_context<HeadDim, VStride>(p, v, n, a.context, a.context_limit, ctx);
+    }
+    // The element-wise steps four values a step (activation_int8.hpp, glu_int8.hpp, stream_int8.hpp).
+    static void activate(std::int16_t* x, int n, const activation_a16w8& a) noexcept {
+        kernels::cortex_m_mve::activate(x, n, a);
+    }
+    template <int F>
+    static void glu(std::int16_t* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
+        kernels::cortex_m_mve::glu<F>(h, rows, a, p);
+    }
+    static void add(std::int16_t* x, const std::int16_t* a, int n, const stream_add_int8& p) noexcept {
+        kernels::cortex_m_mve::add(x, a, n, p);
+    }
+    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
+        kernels::cortex_m_mve::add(x, a, n, p);
+    }
+    static void widen(const std::int16_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        kernels::cortex_m_mve::widen(a, n, p, y);
+    }
+    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        kernels::cortex_m_mve::widen(a, n, p, y);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+        kernels::cortex_m_mve::narrow(x, n, p, y);
     }
     // int8's softmax and stream LayerNorm
     using int8_set = int8_kernel_set<cortex_m_mve>;
