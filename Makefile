@@ -79,13 +79,14 @@ CROSS_FLAGS ?=
 cross-test: deps-test
 	@bash tools/cross_test.sh "$(JOBS)" "$(BUILD)" "$(CROSS_FLAGS)" $(CROSS_TARGETS)
 
-# Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine).
+# Benchmarks: regenerates bench/RESULTS.md and bench/results.png (run it on an idle machine), with
+# ONNX Runtime beside the precisions where npm can install onnxruntime-node (bench/ort_compare.py).
 # BENCH_ARGS passes options to bench/make_results.py, e.g. BENCH_ARGS="--min-time 0.3".
 bench: deps-test
-	@sh tools/ensure_deps.sh python3-matplotlib
+	@sh tools/ensure_deps.sh python3-matplotlib python3-onnx
 	cmake -S . -B $(BUILD)/test $(CMAKE_FLAGS)
 	cmake --build $(BUILD)/test --target bench_avx2 bench_avx512 bench_int8_avx2 bench_int8_avx512vnni \
-	    bench_int8_avxvnni -j $(JOBS)
+	    bench_int8_avxvnni precision_table_avx2 precision_table_avx512vnni -j $(JOBS)
 	/usr/bin/python3 bench/make_results.py $(BUILD)/test $(BENCH_ARGS)
 
 # Code, weights, static RAM, worst-case stack and no-heap proof for every target x precision x

@@ -4,7 +4,8 @@
     make bench      builds the benchmark binaries, then runs this script
     /usr/bin/python3 bench/make_results.py BUILD_DIR [--min-time S] [--repetitions N] [--reuse]
 
-Per instruction set: a float binary (bench_encoder.cpp) and an int8 binary (bench_int8.cpp).
+Per instruction set: a float binary (bench_encoder.cpp) and an int8 binary (bench_int8.cpp);
+then the precisions side by side with ONNX Runtime's f32 and dynamic int8 (bench/ort_compare.py).
 A build whose instruction set this CPU lacks is skipped. Each binary runs once with JSON output,
 every benchmark repeated (--benchmark_repetitions, interleaved at random) and reported as
 aggregates; the tables use the median CPU time of the repetitions (GFLOP/s and GOP/s are
@@ -26,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))  # the checkout's staticformer_export package
 from staticformer_export.encoder_schema import REFERENCE_CONFIGS  # noqa: E402  (the reference configurations, listed once)
+import ort_compare  # noqa: E402  (bench/: the precisions side by side and ONNX Runtime)
 
 CONFIGS = {name: "%d/%d/%d/%d/%d" % (s.d_model, s.heads, s.d_ff, s.seq_len, s.layers)
            for name, s in REFERENCE_CONFIGS.items()}
@@ -595,6 +597,16 @@ def main():
         lines, plot = section(title, rows, isa)
         sections += lines
         panels.append((title, plot))
+
+    # The precisions side by side and ONNX Runtime (bench/ort_compare.py), kept for --reuse.
+    kept = build / "bench" / "ort" / "section.md"
+    if args.reuse:
+        sections += kept.read_text().splitlines() if kept.exists() else []
+    else:
+        lines = ort_compare.section(build)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text("\n".join(lines))
+        sections += lines
 
     context = next((r.get("context", {}) for r in reports.values() if r), {})
     caches = ", ".join(f"L{c['level']} {c['type'].lower()} {c['size'] // 1024} KiB"

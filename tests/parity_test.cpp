@@ -24,6 +24,7 @@
 #include "common/cases.hpp"
 #include "common/compare.hpp"
 #include "common/files.hpp"
+#include "common/held_out.hpp"
 #include "common/options.hpp"
 #include "golden/odd_post_gelu/model.hpp"
 #include "golden/parity_configs.hpp"
@@ -327,37 +328,17 @@ STATICFORMER_GOLDEN_CONFIGS(INT8_SQNR_TEST)
 
 TEST(ParityInt8, SqnrSummary) { f16_tests::print_summary(int8_table, "int8", 25.0); }
 
-// Output and branch (output - input: what the layers add) SQNR of Cfg's int8 or a16w8
-// quantisation against its f32 encoder (fan-in weights, tests/common/cases.hpp), calibrated on 4
-// standard-normal sequences and measured on 4 others (the build's fastest backends: every
-// backend gives the reference's bytes).
+// Output and branch SQNR of Cfg's int8 or a16w8 quantisation against its f32 encoder on held-out
+// standard-normal inputs (tests/common/held_out.hpp).
 template <class Cfg, class P = sf::int8>
 std::pair<double, double> reference_config_sqnr() {
-    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
-    const auto w32 = std::make_unique<sf::encoder_weights<Cfg, sf::f32>>();
-    const auto wq = std::make_unique<sf::encoder_weights<Cfg, P>>();
-    sftest::make_weights(*w32, 0x5eed0000u + Cfg::d_model);
-    sf::quant::calibrator<Cfg> c(*w32);
-    sftest::splitmix64 g{0xca1u + Cfg::d_model};
-    std::vector<float> x(n), y(n), yq(n);
-    for (int k = 0; k < 4; ++k) sftest::fill_normal(x.data(), n, g), sftest::require_ok(c.observe(x.data(), Cfg::seq_len), "observe");
-    c.quantize(*wq);
-    EXPECT_TRUE(sf::is_valid(*wq)) << "the quantiser's weights break their own bounds";
-    const auto ws = std::make_unique<sf::workspace_for<Cfg, sf::default_backend>>();
-    using integer_workspace =
-        typename sf::precision_traits<P>::template workspace<Cfg, sf::tile_for<Cfg, sf::default_backend>>;
-    const auto wsq = std::make_unique<integer_workspace>();
-    std::vector<std::int16_t> q(n), out(n);
-    sf::quant::sqnr_sum output, branch;
-    for (int k = 0; k < 4; ++k) {
-        sftest::fill_normal(x.data(), n, g);
-        sftest::require_ok(sf::forward<sf::default_backend>(*w32, *ws, x.data(), y.data(), Cfg::seq_len), "f32");
-        sftest::require_ok(sf::quantize_input(*wq, x.data(), q.data(), n), "quantize_input");
-        sftest::require_ok(sf::forward<sf::default_backend>(*wq, *wsq, q.data(), out.data(), Cfg::seq_len), "integer");
-        sf::dequantize_output(*wq, out.data(), yq.data(), n);
-        for (std::size_t i = 0; i < n; ++i) output.add(y[i], yq[i]), branch.add(double(y[i]) - x[i], double(yq[i]) - x[i]);
-    }
-    return {output.sqnr(), branch.sqnr()};
+    const sftest::held_out_case<Cfg> c;
+    const auto w = sftest::held_out_weights<Cfg, P>(c);
+    EXPECT_TRUE(sf::is_valid(*w)) << "the quantiser's weights break their own bounds";
+    std::vector<float> y;
+    sftest::held_out_forward(c, *w, y);
+    const sftest::sqnr_pair db = sftest::held_out_sqnr(c, y);
+    return {db.output, db.branch};
 }
 
 // The four reference configurations: the int8 branch keeps >= 30 dB (an int8 residual stream
