@@ -49,7 +49,7 @@ BUILDS = [
 KERNELS = [("linear_qkv", ("f32", "f16", "int8")), ("linear_out", ("f32", "f16", "int8")),
            ("linear_ff1", ("f32", "f16", "int8")), ("linear_ff2", ("f32", "f16", "int8")),
            ("attention", ("f32", "int8")), ("softmax", ("f32", "int8")), ("layer_norm", ("f32", "f16", "int8")),
-           ("gelu", ("f32",)), ("activation", ("int8",)), ("add", ("int8",)), ("requantize", ("int8",))]
+           ("rms_norm", ("f32",)), ("gelu", ("f32",)), ("activation", ("int8",)), ("add", ("int8",)), ("requantize", ("int8",))]
 SHARE_KINDS = ["linear", "attention", "softmax", "layer_norm", "activation", "add", "other"]
 
 # Targets of issue 5: f32 whole-encoder share of the FMA peak per configuration, in percent.
