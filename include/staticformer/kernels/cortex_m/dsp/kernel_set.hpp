@@ -120,12 +120,13 @@ struct cortex_m_dsp_a16w8_kernels : a16w8_kernels {
     static void glu(std::int16_t* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
         cortex_m_dsp::glu<F>(h, rows, a, p);
     }
+    // int16 branches in 32 bits; the model's int8 rows (token tables, positions) keep the
+    // reference's add and widening (the using-declarations; the int16 overloads below hide theirs).
+    using a16w8_kernels::add;
+    using a16w8_kernels::widen;
     static void add(std::int16_t* x, const std::int16_t* a, int n, const stream_add_int8& p) noexcept {
         cortex_m_dsp::add(x, a, n, p);
     }
-    // The model's int8 rows (token tables, positions) keep the reference's add and widening.
-    using a16w8_kernels::add;
-    using a16w8_kernels::widen;
     static void widen(const std::int16_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
         cortex_m_dsp::widen(a, n, p, y);
     }

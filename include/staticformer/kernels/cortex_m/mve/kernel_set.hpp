@@ -3,7 +3,8 @@
 // cortex_m_dsp set and replaces the int8 ops that have a vector form: the linear layers (gathers
 // and VMLADAVA), attention (scores in the DSP set's key layout, context on the reference's value
 // layout), softmax, LayerNorm, the adds, the activation table, the gated feed-forward's product
-// and rotary positions. Float encoders run the reference kernels (the M55's float vectors are not enabled: -mcpu=cortex-m55+nomve.fp).
+// and rotary positions. Float encoders run the reference kernels (the M55's float vectors are
+// not enabled: -mcpu=cortex-m55+nomve.fp).
 #pragma once
 
 #include "../../../config.hpp"
