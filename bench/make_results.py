@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))  # the checkout's staticformer_export package
 from staticformer_export.encoder_schema import REFERENCE_CONFIGS  # noqa: E402  (the reference configurations, listed once)
 import ort_compare  # noqa: E402  (bench/: the precisions side by side and ONNX Runtime)
+from ort_compare import cpu_flags  # noqa: E402  (/proc/cpuinfo's flags, read once for both)
 
 CONFIGS = {name: "%d/%d/%d/%d/%d" % (s.d_model, s.heads, s.d_ff, s.seq_len, s.layers)
            for name, s in REFERENCE_CONFIGS.items()}
@@ -57,12 +58,6 @@ PEAK_TARGETS = {"tiny": 50, "mini": 75, "wide": 75}
 EIGEN_TARGET = 1.5
 INT8_TARGET = 2.5
 NONLINEAR_TARGET = 0.15
-
-
-def cpu_flags():
-    text = Path("/proc/cpuinfo").read_text()
-    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
-    return set(line.split(":", 1)[1].split()) if ":" in line else set()
 
 
 def cpu_model():
