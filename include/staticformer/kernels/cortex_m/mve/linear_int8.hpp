@@ -12,6 +12,7 @@
 #include <arm_mve.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../../../config.hpp"
 #include "../../../math/fixed_point.hpp"
@@ -227,9 +228,95 @@ STATICFORMER_OUT_OF_LINE void linear_rows_a16w8(const std::int16_t* x, const lin
     for (int o = 0; o < Out; ++o) linear_tile_a16w8<In, Out, Rows>(x, p, o, requant, y);
 }
 
+// Rows (1..3) rows x outputs o and o + 1 (In % 8 == 0): per eight inputs two widening gathers,
+// a VLDRH per row and a VMLADAVA.S16 per row and output (arm_mve::pair_tile_a16w8).
+template <int In, int Out, int Rows, class Requant>
+inline void linear_pair_tile_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p, int o, Requant requant,
+                                   std::int16_t* y) noexcept {
+    static_assert(In % 8 == 0, "whole steps of eight inputs");
+    const uint16x8_t i = vidupq_n_u16(0, 1);
+    const uint16x8_t first = vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
+    const uint16x8_t second = vaddq_n_u16(first, 4);  // the next output's bytes
+    const std::int16_t* const rows[3] = {x, x + (Rows > 1 ? In : 0), x + (Rows > 2 ? 2 * In : 0)};
+    const std::int32_t b0 = p.bias[o], b1 = p.bias[o + 1];
+    std::int32_t a[3][2] = {{b0, b1}, {b0, b1}, {b0, b1}};
+    arm_mve::pair_tile_a16w8<Rows, In / 8, Out>(a, rows, &p.w[0][o][0], first, second);
+    const std::int32_t m0 = requant.multiplier(p.multiplier[o]), m1 = requant.multiplier(p.multiplier[o + 1]);
+#pragma GCC unroll 3
+    for (int r = 0; r < Rows; ++r) y[r * Out + o] = requant(a[r][0], m0), y[r * Out + o + 1] = requant(a[r][1], m1);
+}
+
+template <int In, int Out, int Rows, class Requant>
+STATICFORMER_OUT_OF_LINE void linear_pair_rows_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p,
+                                                     Requant requant, std::int16_t* y) noexcept {
+    for (int o = 0; o + 2 <= Out; o += 2) linear_pair_tile_a16w8<In, Out, Rows>(x, p, o, requant, y);
+    if constexpr (Out % 2 != 0) linear_tile_a16w8<In, Out, Rows>(x, p, Out - 1, requant, y);
+}
+
+// The eight sums of a 4 x 2 tile (a[r][c]: row r, output o + c) rescaled as
+// high_multiplier_a16w8 does (VRMULH is SMMLAR with no addend), clamped, and stored by one
+// scatter: lane 2r + c to y[r Out + c] (offsets: quad_offsets).
+STATICFORMER_ALWAYS_INLINE void store_quad_a16w8(const std::int32_t (&a)[4][2], std::int32_t m0, std::int32_t m1,
+                                                 std::int32_t limit, uint16x8_t offsets, std::int16_t* y) noexcept {
+    const int32x4_t hi = vdupq_n_s32(limit), lo = vdupq_n_s32(-limit);
+    const int32x4_t s0 = {a[0][0], a[1][0], a[2][0], a[3][0]}, s1 = {a[0][1], a[1][1], a[2][1], a[3][1]};
+    const int32x4_t c0 = vminq_s32(vmaxq_s32(vrmulhq_s32(s0, vdupq_n_s32(m0)), lo), hi);
+    const int32x4_t c1 = vminq_s32(vmaxq_s32(vrmulhq_s32(s1, vdupq_n_s32(m1)), lo), hi);
+    vstrhq_scatter_offset_s16(y, offsets, vmovntq_s32(vreinterpretq_s16_s32(c0), c1));  // c0 already in the even lanes
+}
+template <int Out>
+STATICFORMER_ALWAYS_INLINE uint16x8_t quad_offsets() noexcept {  // bytes: (lane / 2) Out 2 + (lane % 2) 2
+    const uint16x8_t i = vidupq_n_u16(0, 1);
+    return vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 1), std::uint16_t(2 * Out)), vshlq_n_u16(vandq_u16(i, vdupq_n_u16(1)), 1));
+}
+
+template <class Requant, int Out>
+STATICFORMER_ALWAYS_INLINE void store_quad(const std::int32_t (&a)[4][2], std::int32_t m0, std::int32_t m1, Requant requant,
+                                           uint16x8_t offsets, std::int16_t* y) noexcept {
+    if constexpr (std::is_same<Requant, cortex_m_dsp::high_multiplier_a16w8>::value) {
+        store_quad_a16w8(a, m0, m1, requant.limit, offsets, y);
+    } else {
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) y[r * Out] = requant(a[r][0], m0), y[r * Out + 1] = requant(a[r][1], m1);
+    }
+}
+
+// Four rows of at most 80 inputs (whole steps of eight) x outputs o and o + 1 per tile
+// (arm_mve::quad_tile_a16w8). The scatter store is
+// fenced (STATICFORMER_GUARD_GCC12_MVE_MEMORY_SIZES): the caller reads y next.
+template <int In, int Out, class Requant>
+STATICFORMER_OUT_OF_LINE void linear_quad_rows_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p,
+                                                     Requant requant, std::int16_t* y) noexcept {
+    const uint16x8_t i = vidupq_n_u16(0, 1);
+    const uint16x8_t first = vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
+    const uint16x8_t second = vaddq_n_u16(first, 4);  // the next output's bytes
+    const uint16x8_t offsets = quad_offsets<Out>();
+    for (int o = 0; o + 2 <= Out; o += 2) {
+        const std::int32_t b0 = p.bias[o], b1 = p.bias[o + 1];
+        std::int32_t a[4][2] = {{b0, b1}, {b0, b1}, {b0, b1}, {b0, b1}};
+        arm_mve::quad_tile_a16w8<In / 8, Out>(a, x, &p.w[0][o][0], first, second);
+        const std::int32_t m0 = requant.multiplier(p.multiplier[o]), m1 = requant.multiplier(p.multiplier[o + 1]);
+        store_quad<Requant, Out>(a, m0, m1, requant, offsets, y + o);
+    }
+    if constexpr (Out % 2 != 0) linear_tile_a16w8<In, Out, 4>(x, p, Out - 1, requant, y);
+    arm_mve::memory_fence();
+}
+
+// Whole steps of eight inputs: 4 x 2 tiles for rows up to 80 inputs, 3 x 2 for longer ones (the
+// rest of either in tiles of 3, 2 and 1 rows: four rows left are two of two); else 4 x 1.
 template <int In, int Out, class Requant>
 inline void linear_a16w8_rows(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, Requant requant,
                               std::int16_t* y) noexcept {
+    if constexpr (In % 8 == 0 && Out <= arm_mve::pair_tile_a16w8_max_out) {
+        int r = 0;
+        if constexpr (In <= arm_mve::quad_tile_a16w8_max_in)
+            for (; rows - r >= 4; r += 4) linear_quad_rows_a16w8<In, Out>(x + r * In, p, requant, y + r * Out);
+        for (; rows - r >= 5 || rows - r == 3; r += 3)
+            linear_pair_rows_a16w8<In, Out, 3>(x + r * In, p, requant, y + r * Out);
+        for (; rows - r >= 2; r += 2) linear_pair_rows_a16w8<In, Out, 2>(x + r * In, p, requant, y + r * Out);
+        if (rows - r == 1) linear_pair_rows_a16w8<In, Out, 1>(x + r * In, p, requant, y + r * Out);
+        return;
+    }
     int r = 0;
     for (; r + 4 <= rows; r += 4) linear_rows_a16w8<In, Out, 4>(x + r * In, p, requant, y + r * Out);
     switch (rows - r) {
