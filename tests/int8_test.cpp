@@ -566,33 +566,34 @@ TEST(Int8EncoderTile, NeverChangesResult) {
 // The stage table of Cfg quantised on its "normal" input, over that input and a masked one: the
 // residual stream entering a pre-norm encoder is the input's quantisation and the output the
 // encoder's, each computed here by the public calls; every tensor is recorded in both passes in
-// the same order (a misaligned one would be near 0 dB), glu's only with glu.
-template <class Cfg>
-void check_stages(const char* name) {
+// the same order (a misaligned one would be near 0 dB), glu's only with glu. Returns the branch's
+// SQNR.
+template <class Cfg, class P = sf::int8>
+double check_stages(const char* name) {
     sf::quant::calibrator<Cfg> c(weights_for<Cfg, sf::f32>());
     const auto x = make_input<Cfg>(input_kind::normal);
     require_ok(c.observe(x.data(), Cfg::seq_len), "calibrator::observe");
-    static sf::encoder_weights<Cfg, sf::int8> w8;
+    static sf::encoder_weights<Cfg, P> w8;
     const sf::quant::report r = c.quantize(w8);
-    sf::quant::stage_comparison<Cfg> stages(weights_for<Cfg, sf::f32>(), w8, r);
+    sf::quant::stage_comparison<Cfg, P> stages(weights_for<Cfg, sf::f32>(), w8, r);
     std::vector<std::uint8_t> hidden(Cfg::seq_len, 0);
     hidden[1] = hidden[Cfg::seq_len - 2] = 1;
     const int valid = Cfg::seq_len - 1;
-    ASSERT_EQ(stages.observe(x.data(), Cfg::seq_len), sf::status::ok);
-    ASSERT_EQ(stages.observe(x.data(), valid, {hidden.data(), valid}), sf::status::ok);
+    EXPECT_EQ(stages.observe(x.data(), Cfg::seq_len), sf::status::ok);
+    EXPECT_EQ(stages.observe(x.data(), valid, {hidden.data(), valid}), sf::status::ok);
 
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
     static sf::workspace<Cfg> ws;
-    static sf::workspace_int8<Cfg> ws8;
+    static std::conditional_t<std::is_same<P, sf::int8>::value, sf::workspace_int8<Cfg>, sf::workspace_a16w8<Cfg>> ws8;
     std::vector<float> y(n), yq(n), xq(n);
     std::vector<stream_t> q(n), out(n);
     sf::quant::sqnr_sum input, output;
     for (int pass = 0; pass < 2; ++pass) {
         const int rows = pass ? valid : Cfg::seq_len;
         const sf::key_padding_mask mask = pass ? sf::key_padding_mask{hidden.data(), valid} : sf::key_padding_mask{};
-        ASSERT_EQ(sf::forward<sf::reference>(weights_for<Cfg, sf::f32>(), ws, x.data(), y.data(), rows, mask), sf::status::ok);
-        ASSERT_EQ(sf::quantize_input(w8, x.data(), q.data(), n), sf::status::ok);
-        ASSERT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), out.data(), rows, mask), sf::status::ok);
+        EXPECT_EQ(sf::forward<sf::reference>(weights_for<Cfg, sf::f32>(), ws, x.data(), y.data(), rows, mask), sf::status::ok);
+        EXPECT_EQ(sf::quantize_input(w8, x.data(), q.data(), n), sf::status::ok);
+        EXPECT_EQ(sf::forward<sf::reference>(w8, ws8, q.data(), out.data(), rows, mask), sf::status::ok);
         sf::dequantize_output(w8, out.data(), yq.data(), n);
         for (std::size_t i = 0; i < std::size_t(rows) * Cfg::d_model; ++i) {
             input.add(x[i], float((int(q[i]) - r.input.zero_point) * r.input.scale));  // (as the table records it)
@@ -622,14 +623,23 @@ void check_stages(const char* name) {
         EXPECT_GE(t.probabilities[l].sqnr(), 12.0) << name << " layer " << l << " probabilities";
     }
     EXPECT_GE(t.branch.sqnr(), 12.0) << name;
-    std::printf("  %-16s output %.2f dB, branch %.2f dB, input %.2f dB\n", name, t.output.sqnr(), t.branch.sqnr(),
-                input.sqnr());
+    std::printf("  %-17s %-5s output %.2f dB, branch %.2f dB, input %.2f dB\n", name,
+                std::is_same<P, sf::int8>::value ? "int8" : "a16w8", t.output.sqnr(), t.branch.sqnr(), input.sqnr());
+    return t.branch.sqnr();
 }
 
 TEST(Int8Stages, EachTensorAgainstF32) {
     check_stages<odd_pre_gelu>("odd_pre_gelu");
     check_stages<paired_head_dim16>("paired_head_dim16");  // post-norm
     check_stages<swiglu_causal>("swiglu_causal");          // glu, causal
+}
+
+// a16w8's table: the same identities, and on each configuration a branch above int8's.
+TEST(A16w8Stages, EachTensorAgainstF32) {
+    EXPECT_GT((check_stages<odd_pre_gelu, sf::a16w8>("odd_pre_gelu")), check_stages<odd_pre_gelu>("odd_pre_gelu"));
+    EXPECT_GT((check_stages<paired_head_dim16, sf::a16w8>("paired_head_dim16")),
+              check_stages<paired_head_dim16>("paired_head_dim16"));
+    EXPECT_GT((check_stages<swiglu_causal, sf::a16w8>("swiglu_causal")), check_stages<swiglu_causal>("swiglu_causal"));
 }
 
 // Bad calls leave the output untouched; in place gives the same bytes; padded rows are 0. For

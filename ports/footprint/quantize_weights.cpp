@@ -13,7 +13,6 @@
 
 #include <cstdio>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "quantize_tool.hpp"  // python/staticformer_export: the exporter's quantiser program, its header writer
@@ -28,40 +27,14 @@ namespace sf = staticformer;
 using quant_precision = SF_FP_QUANT_PRECISION;
 using cfg = sf_fp::config;
 
-// a16w8: SQNR of the dequantised output against the f32 one's, over the samples (the reference
-// backend, every row valid).
-double output_sqnr(const sf::encoder_weights<cfg, quant_precision>& wq, const std::vector<float>& samples, int count) {
-    constexpr std::size_t n = std::size_t(cfg::seq_len) * cfg::d_model;
-    static sf::workspace_for<cfg, sf::reference> ws;
-    static typename sf::precision_traits<quant_precision>::template workspace<cfg, sf::tile_for<cfg, sf::reference>> wsq;
-    std::vector<float> y(n), yq(n);
-    std::vector<std::int16_t> q(n), out(n);
-    sf::quant::sqnr_sum sum;
-    for (int s = 0; s < count; ++s) {
-        const float* x = samples.data() + n * std::size_t(s);
-        if (sf::forward<sf::reference>(sf_fp::weights, ws, x, y.data(), cfg::seq_len) != sf::status::ok ||
-            sf::quantize_input(wq, x, q.data(), n) != sf::status::ok ||
-            sf::forward<sf::reference>(wq, wsq, q.data(), out.data(), cfg::seq_len) != sf::status::ok)
-            return -1.0;
-        sf::dequantize_output(wq, out.data(), yq.data(), n);
-        for (std::size_t i = 0; i < n; ++i) sum.add(y[i], yq[i]);
-    }
-    return sum.sqnr();
-}
-
-// int8: the stage comparison's output SQNR; a16w8: output_sqnr (stage_comparison is int8's).
-template <class P>
-double quantised_sqnr(const sf::encoder_weights<cfg, P>& wq, const sf::quant::report& r,
+// The stage comparison's output SQNR: the dequantised output against the f32 encoder's.
+double quantised_sqnr(const sf::encoder_weights<cfg, quant_precision>& wq, const sf::quant::report& r,
                       const std::vector<float>& samples, int count) {
-    if constexpr (std::is_same<P, sf::int8>::value) {
-        constexpr std::size_t n = std::size_t(cfg::seq_len) * cfg::d_model;
-        sf::quant::stage_comparison<cfg> stages(sf_fp::weights, wq, r);
-        for (int s = 0; s < count; ++s) stages.observe(samples.data() + n * std::size_t(s), cfg::seq_len);
-        return stages.table().output.sqnr();
-    } else {
-        (void)r;
-        return output_sqnr(wq, samples, count);
-    }
+    constexpr std::size_t n = std::size_t(cfg::seq_len) * cfg::d_model;
+    sf::quant::stage_comparison<cfg, quant_precision> stages(sf_fp::weights, wq, r);
+    for (int s = 0; s < count; ++s)
+        if (stages.observe(samples.data() + n * std::size_t(s), cfg::seq_len) != sf::status::ok) return -1.0;
+    return stages.table().output.sqnr();
 }
 
 int main(int argc, char** argv) {

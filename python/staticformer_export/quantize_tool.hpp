@@ -264,9 +264,9 @@ struct sample_extents {
 
 // A stage comparison's table (quant/stages.hpp): the SQNR of each quantised tensor per layer,
 // then of the output and of its branch (output - input).
-inline void print_stage_table(const stage_table& t, int samples, const char* output) {
+inline void print_stage_table(const stage_table& t, int samples, const char* output, const char* precision) {
     const int layers = int(t.layer.size());
-    std::printf("int8 against f32, stage by stage (SQNR in dB, the calibration samples):\n%-14s", "tensor");
+    std::printf("%s against f32, stage by stage (SQNR in dB, the calibration samples):\n%-14s", precision, "tensor");
     for (int l = 0; l < layers; ++l) std::printf(" %7s%-2d", "layer ", l);
     const auto row = [&](const char* name, auto&& sum) {
         std::printf("\n%-14s", name);
@@ -280,35 +280,35 @@ inline void print_stage_table(const stage_table& t, int samples, const char* out
             row("probabilities", [&](int l) { return t.probabilities[l]; });
         }
     }
-    std::printf("\nint8 vs f32 SQNR on the %d calibration samples: %s %.2f dB, branch (output - input) %.2f dB\n",
-                samples, output, t.output.sqnr(), t.branch.sqnr());
+    std::printf("\n%s vs f32 SQNR on the %d calibration samples: %s %.2f dB, branch (output - input) %.2f dB\n",
+                precision, samples, output, t.output.sqnr(), t.branch.sqnr());
 }
 
-// The int8 encoder against the f32 one on the samples, stage by stage.
-template <class Cfg>
-void print_stages(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, int8>& w8, const report& r,
+// The int8 or a16w8 encoder against the f32 one on the samples, stage by stage.
+template <class Cfg, class P>
+void print_stages(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, P>& w8, const report& r,
                   const float* samples, const sample_extents& e) {
     constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
-    stage_comparison<Cfg> c(w32, w8, r);
+    stage_comparison<Cfg, P> c(w32, w8, r);
     for (int s = 0; s < e.count(); ++s) {
-        detail::progress("int8 against f32", s + 1, e.count());
+        detail::progress("quantised against f32", s + 1, e.count());
         c.observe(samples + std::size_t(s) * n, e.lengths[s], e.mask(s));  // (ok: calibration took every sample)
     }
-    print_stage_table(c.table(), e.count(), "output");
+    print_stage_table(c.table(), e.count(), "output", detail::precision_name<P>);
 }
 
 // A model's encoder the same way, from the f32 model's rows after its input, positions and
 // embedding LayerNorm (quantised with the encoder's input scale: the front's own noise is left
 // out; the model's output follows, print_model_agreement).
-template <class M>
-void print_model_stages(const model_weights<M, f32>& w32, const model_weights<M, int8>& w8, const report& r,
+template <class M, class P>
+void print_model_stages(const model_weights<M, f32>& w32, const model_weights<M, P>& w8, const report& r,
                         const std::vector<model_input_t<M>>& samples, const sample_extents& e) {
     using Cfg = typename M::encoder;
     using steps = staticformer::detail::model_composition<
         M, staticformer::detail::float_model_steps<M, kernel_set<reference>, f32, Cfg::tile>>;
     constexpr int first = M::has_cls ? 1 : 0;
     static model_workspace<M, Cfg::tile, f32> ws;
-    stage_comparison<Cfg> c(w32.encoder, w8.encoder, r);
+    stage_comparison<Cfg, P> c(w32.encoder, w8.encoder, r);
     std::vector<float> rows(std::size_t(Cfg::seq_len) * Cfg::d_model);
     std::vector<std::uint8_t> hidden(Cfg::seq_len);
     for (int s = 0; s < e.count(); ++s) {
@@ -319,7 +319,7 @@ void print_model_stages(const model_weights<M, f32>& w32, const model_weights<M,
         if (m.masked) std::fill(hidden.begin(), hidden.end(), 0), std::copy(m.masked, m.masked + e.lengths[s], hidden.begin() + first);
         c.observe(rows.data(), n, m.masked ? key_padding_mask{hidden.data(), n} : key_padding_mask{});
     }
-    print_stage_table(c.table(), e.count(), "the encoder's output");
+    print_stage_table(c.table(), e.count(), "the encoder's output", detail::precision_name<P>);
 }
 
 // The tools' command line (header comment above).
@@ -434,43 +434,12 @@ int tool_main(const encoder_weights<Cfg, f32>& w32, int argc, char** argv) {
     const report r = c.quantize(w8, a.o);
     detail::print_report(r);
     print_seen(e);
-    if constexpr (std::is_same<P, int8>::value)  // (the stage table: int8's)
-        print_stages(w32, w8, r, samples.data(), e);
-    else
-        print_encoder_sqnr(w32, w8, samples.data(), e);
+    print_stages(w32, w8, r, samples.data(), e);
     std::printf("weights: f32 %zu B, %s %zu B (%.4f x)\n", sizeof(w32), detail::precision_name<P>, sizeof(w8),
                 double(sizeof(w8)) / double(sizeof(w32)));
     return write_outputs(
         a, [&](std::FILE* f) { detail::write_header(f, a.name.c_str(), a.config.c_str(), w8, a.source.c_str()); }, w8,
         blob::size<Cfg, P>);
-}
-
-// The a16w8 encoder against the f32 one on the samples: the SQNR of the output and of its branch
-// (output - input).
-template <class Cfg, class P>
-void print_encoder_sqnr(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, P>& wq, const float* samples,
-                        const sample_extents& e) {
-    constexpr std::size_t n = std::size_t(Cfg::seq_len) * Cfg::d_model;
-    static workspace<Cfg> ws;
-    static typename precision_traits<P>::template workspace<Cfg, Cfg::tile> wsq;
-    std::vector<float> y(n), yq(n);
-    std::vector<std::int16_t> xq(n), q(n);
-    double signal = 0, noise = 0, branch = 0;
-    for (int s = 0; s < e.count(); ++s) {
-        detail::progress("quantised against f32", s + 1, e.count());
-        const float* x = samples + std::size_t(s) * n;
-        forward<reference>(w32, ws, x, y.data(), e.lengths[s], e.mask(s));
-        quantize_input(wq, x, xq.data(), n);  // (ok: calibration took every sample)
-        forward<reference>(wq, wsq, xq.data(), q.data(), e.lengths[s], e.mask(s));
-        dequantize_output(wq, q.data(), yq.data(), n);
-        for (std::size_t i = 0; i < std::size_t(e.lengths[s]) * Cfg::d_model; ++i) {
-            const double d = double(y[i]) - yq[i], b = double(y[i]) - x[i];
-            signal += double(y[i]) * y[i], noise += d * d, branch += b * b;
-        }
-    }
-    std::printf("%s vs f32 on the %d calibration samples: SQNR %.2f dB, branch (output - input) %.2f dB\n",
-                detail::precision_name<P>, e.count(), 10.0 * std::log10(signal / std::max(noise, 1e-300)),
-                10.0 * std::log10(branch / std::max(noise, 1e-300)));
 }
 
 // The integer model against the f32 one on the calibration samples: the SQNR of the logits (or
@@ -544,7 +513,7 @@ int model_tool_main(const model_weights<M, f32>& w32, int argc, char** argv) {
     if (M::has_pooled_norm || M::has_head) row("pooled", r.pooled);  // (a classifier's int8 input)
     row("logits", r.logits);
     print_seen(e);
-    if constexpr (std::is_same<P, int8>::value) print_model_stages(w32, w8, r.encoder, samples, e);
+    print_model_stages(w32, w8, r.encoder, samples, e);
     print_model_agreement(w32, w8, samples, e);
     std::printf("weights: f32 %zu B, %s %zu B (%.4f x)\n", sizeof(w32), detail::precision_name<P>, sizeof(w8),
                 double(sizeof(w8)) / double(sizeof(w32)));

@@ -1,7 +1,7 @@
-// staticformer: where int8 loses accuracy (host side: heap and floating point). A
-// stage_comparison runs the f32 reference encoder and its int8 quantisation on the same inputs,
-// each through a kernel set that records every quantised tensor (the int8 ones dequantised with
-// the scale the quantiser chose), and gives the SQNR of each against the f32 value, layer by
+// staticformer: where int8 or a16w8 loses accuracy (host side: heap and floating point). A
+// stage_comparison runs the f32 reference encoder and its int8 (or a16w8) quantisation on the same
+// inputs, each through a kernel set that records every quantised tensor (the integer ones
+// dequantised with the scale the quantiser chose), and gives the SQNR of each against the f32 value, layer by
 // layer: the linear outputs, the attention scores and probabilities, the context (the output
 // projection's input), the LayerNorms' inputs (the residual stream) and outputs, the activation
 // and the gate; then the encoder's output and its branch (output minus input: what the layers add).
@@ -41,19 +41,20 @@ struct stage_table {
 namespace detail {
 
 // The tensors one pass recorded, as floats, in the composition's order, and what identifies
-// them: P's layer weights (f32: the matrices and gammas; int8: the parameter blocks) and, for
-// int8, each tensor's quantisation (the report's).
+// them: P's layer weights (f32: the matrices and gammas; int8, a16w8: the parameter blocks) and,
+// for those, each tensor's quantisation (the report's).
 template <class Cfg, class P>
 struct stage_recording {
     const encoder_weights<Cfg, P>* weights = nullptr;
-    const report* rep = nullptr;  // int8 only
+    static constexpr bool integer = is_integer_precision<P>;
+    const report* rep = nullptr;  // integer only
     std::vector<observations> layer = std::vector<observations>(Cfg::layers);
     int current_layer = 0;
     // A pre-norm encoder normalises the rows twice before attention, for the keys and values, then
     // for the queries: the first LayerNorm's tensors wait for the projection that reads them, and
     // count only before the queries' (so each row counts once, in both passes alike).
     std::vector<float> pending_in, pending_out;
-    // Attention runs head by head (float) or row by row (int8): its rows are kept by (layer, row,
+    // Attention runs head by head (float) or row by row (integer): its rows are kept by (layer, row,
     // head), the row from the tile's queries (their buffer, the tile's first row) and q's offset.
     using row_key = std::tuple<int, int, int>;
     std::map<row_key, std::vector<float>> scores, probabilities;
@@ -65,14 +66,14 @@ struct stage_recording {
         tile_r0 = l == tile_layer ? tile_r0 + tile_rows : 0;
         tile_layer = l, tile_rows = rows, queries = q;
     }
-    // Scores of the queries at q (one head's): kept by row and head, dequantised (int8: the
+    // Scores of the queries at q (one head's): kept by row and head, dequantised (integer: the
     // accumulator times the queries' and keys' scales over sqrt(head_dim)).
     template <class Q, class S>
     void add_scores(kernels::rows_view<Q> q, kernels::rows_view<S> s) {
         const auto offset = int(q.data - static_cast<const Q*>(queries));
         const int row = tile_r0 + offset / Cfg::d_model, head = offset % Cfg::d_model / Cfg::head_dim;
         double scale = 1.0;
-        if constexpr (std::is_same<P, int8>::value)
+        if constexpr (integer)
             scale = rep->layer[tile_layer].t[int(point::query)].scale * rep->layer[tile_layer].t[int(point::key)].scale /
                     std::sqrt(double(Cfg::head_dim));
         for (int r = 0; r < s.rows; ++r) {
@@ -81,10 +82,10 @@ struct stage_recording {
             scored.push_back({tile_layer, row + r, head});
         }
     }
-    // The softmax of the rows scored last (int8: Q15).
+    // The softmax of the rows scored last (integer: Q15).
     template <class T>
     void add_probabilities(kernels::rows_view<T> p) {
-        const double scale = std::is_same<P, int8>::value ? 1.0 / 32768.0 : 1.0;
+        const double scale = integer ? 1.0 / 32768.0 : 1.0;
         for (int r = 0; r < p.rows && r < int(scored.size()); ++r) {
             std::vector<float>& v = probabilities[scored[std::size_t(r)]];
             for (int c = 0; c < p.cols; ++c) v.push_back(float(p.data[r * p.stride + c] * scale));
@@ -96,7 +97,7 @@ struct stage_recording {
     bool find(const void* params, int& l, point& p) const {
         for (l = 0; l < Cfg::layers; ++l) {
             const auto& w = weights->layer[l];
-            if constexpr (std::is_same<P, int8>::value) {
+            if constexpr (integer) {
                 p = params == &w.query ? point::query : params == &w.key ? point::key : params == &w.value ? point::value
                     : params == &w.out ? point::attention_out : params == &w.ff1 ? point::ff1
                     : params == &w.ff2 ? point::ff2 : params == &w.norm1 ? point::norm1_in
@@ -114,14 +115,14 @@ struct stage_recording {
         return false;
     }
 
-    // cols columns from column c0 of t's rows, as floats (int8: dequantised as tensor p of layer
+    // cols columns from column c0 of t's rows, as floats (integer: dequantised as tensor p of layer
     // l), onto v (default: tensor p's own values).
     template <class T>
     void append(int l, point p, kernels::rows_view<T> t, int c0, int cols, std::vector<float>* to = nullptr) {
         std::vector<float>& v = to ? *to : layer[l][p];
         for (int r = 0; r < t.rows; ++r)
             for (int c = c0; c < c0 + cols; ++c) {
-                if constexpr (std::is_same<P, int8>::value) {
+                if constexpr (integer) {
                     const tensor_report& q = rep->layer[l].t[int(p)];
                     v.push_back(float((int(t.data[r * t.stride + c]) - q.zero_point) * q.scale));
                 } else {
@@ -136,9 +137,9 @@ struct stage_recording {
 // writes, as calibration.hpp's recorder does).
 template <class Cfg, class P>
 struct stage_memory {
-    using value = std::conditional_t<std::is_same<P, int8>::value, std::int16_t, float>;  // (int8: the stream)
+    using value = typename precision_traits<P>::value;  // (integer: the stream)
     stage_recording<Cfg, P> rec;
-    std::conditional_t<std::is_same<P, int8>::value, workspace_int8<Cfg>, workspace<Cfg>> ws;
+    typename precision_traits<P>::template workspace<Cfg, Cfg::tile> ws;
     alignas(64) value y[Cfg::seq_len * Cfg::d_model];
 };
 template <class Cfg, class P>
@@ -198,12 +199,15 @@ struct stage_record {
 
 }  // namespace detail
 
-// The f32 encoder w32 and its quantisation w8 (with the quantiser's report rep), compared stage
-// by stage on each observed input.
-template <class Cfg>
+// The f32 encoder w32 and its quantisation w8 (P: int8 or a16w8, with the quantiser's report
+// rep), compared stage by stage on each observed input.
+template <class Cfg, class P = int8>
 class stage_comparison {
+    static_assert(is_integer_precision<P>, "stage_comparison: int8 or a16w8 weights");
+    using integer_kernels = typename precision_traits<P>::template kernels<reference>;
+
 public:
-    stage_comparison(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, int8>& w8, const report& rep)
+    stage_comparison(const encoder_weights<Cfg, f32>& w32, const encoder_weights<Cfg, P>& w8, const report& rep)
         : w32_(w32), w8_(w8) {
         f_->rec.weights = &w32, q_->rec.weights = &w8, q_->rec.rep = &rep;
         table_.layer.assign(Cfg::layers, std::vector<sqnr_sum>(int(point::count)));
@@ -219,7 +223,7 @@ public:
             s = forward_with<kernels::decorated<kernel_set<reference>, detail::stage_record<Cfg, f32>>>(
                 w32_, f_->ws, x, f_->y, valid_len, mask);
         if (s == status::ok)
-            s = forward_with<kernels::decorated<int8_kernel_set<reference>, detail::stage_record<Cfg, int8>>>(
+            s = forward_with<kernels::decorated<integer_kernels, detail::stage_record<Cfg, P>>>(
                 w8_, q_->ws, x8.data(), q_->y, valid_len, mask);
         if (s == status::ok) compare(x, valid_len);
         for (auto* rec : {&f_->rec.layer, &q_->rec.layer})
@@ -261,9 +265,9 @@ private:
     }
 
     const encoder_weights<Cfg, f32>& w32_;
-    const encoder_weights<Cfg, int8>& w8_;
+    const encoder_weights<Cfg, P>& w8_;
     std::unique_ptr<detail::stage_pass<Cfg, f32>> f_ = std::make_unique<detail::stage_pass<Cfg, f32>>();
-    std::unique_ptr<detail::stage_pass<Cfg, int8>> q_ = std::make_unique<detail::stage_pass<Cfg, int8>>();
+    std::unique_ptr<detail::stage_pass<Cfg, P>> q_ = std::make_unique<detail::stage_pass<Cfg, P>>();
     stage_table table_;
 };
 
