@@ -90,8 +90,8 @@ struct int8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_int8_kernels {
     }
 };
 
-// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), softmax, stream LayerNorm and
-// element-wise steps.
+// a16w8: Helium's linear layers and attention (VMLADAVA.S16, VMLA), rotary turn, softmax, stream
+// LayerNorm and element-wise steps.
 template <>
 struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
     template <int In, int Out>
@@ -105,6 +105,10 @@ struct a16w8_kernel_set<cortex_m_mve> : kernels::cortex_m_dsp_a16w8_kernels {
     template <int HeadDim, int KStride>
     static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
         kernels::cortex_m_mve::attention_scores<HeadDim, KStride>(q, kt, n, s);
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(std::int16_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        kernels::cortex_m_mve::rotate<D, HeadDim, Interleaved>(x, cos, sin);
     }
     template <int HeadDim, int VStride>
     static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
