@@ -2,7 +2,7 @@
 // must observe, time or skip kernels of a pass (sf::forward_with<decorated<K, Hook>>): the
 // calibration's recorder, the benchmarks' kernel shares, the Cortex-M per-kernel profile.
 //
-// Each op of K (float_kernels or int8_kernels, whichever K derives from) becomes
+// Each op of K (float_kernels, int8_kernels or a16w8_kernels, whichever K derives from) becomes
 //     Hook::template run<Kind>(call)
 // with Kind the op's op_kind and call an op_call: call() performs K's op (a hook calls it once,
 // or not at all to leave the op out), call.in and call.out are the rows it reads and writes,
@@ -161,139 +161,43 @@ struct decorated_float : K {
     }
 };
 
-// The ops of int8_kernels, each K's own, inside Hook. fuses_activation is K's (inherited);
-// linear_activate exists only to be called when K has it.
+// The ops of int8_kernels and a16w8_kernels, each K's own, inside Hook: V is the block tensors'
+// type (int8 or a16w8's int16), the stream int16 in both. The parameters' types are K's (int8's
+// or a16w8's blocks); members K lacks (int8's linear_activate and embed) are only instantiated
+// where K has them.
 template <class K, class Hook>
-struct decorated_int8 : K {
-    template <int In, int Out>
-    static void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
-        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear(x, rows, p, y); },
-                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
-    }
-    template <int D, int HeadDim, int S>
-    static void store_keys(const std::int8_t* k, int rows, int j0, std::int8_t* kt) noexcept {
-        hooked<op_kind::other, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template store_keys<D, HeadDim, S>(k, rows, j0, kt); },
-            rows_of(k, rows, D), rows_of(kt, 0, 0));
-    }
-    template <int D, int HeadDim, int S>
-    static void store_values(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
-        hooked<op_kind::other, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template store_values<D, HeadDim, S>(v, rows, j0, values); },
-            rows_of(v, rows, D), rows_of(values, 0, 0));
-    }
-    template <int HeadDim, int KStride>
-    static void attention_scores(const std::int8_t* q, const std::int8_t* kt, int n, std::int32_t* s) noexcept {
-        hooked<op_kind::scores, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_scores<HeadDim, KStride>(q, kt, n, s); },
-            rows_of(q, 1, HeadDim), rows_of(s, 1, n));
-    }
-    static void softmax(std::int32_t* s, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
-        hooked<op_kind::softmax, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::softmax(s, n, m, p); },
-                                       rows_of(s, 1, n), rows_of(p, 1, n), &m);
-    }
-    template <int Stride>
-    static void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplier m, std::int16_t* p) noexcept {
-        hooked<op_kind::softmax, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template softmax_rows<Stride>(s, rows, n, m, p); },
-            rows_of(s, rows, n, Stride), rows_of(p, rows, n, Stride), &m);
-    }
-    template <int HeadDim, int VStride>
-    static void attention_context(const std::int16_t* p, const std::int8_t* v, int n, math::fixed_multiplier m,
-                                  std::int8_t* ctx) noexcept {
-        hooked<op_kind::context, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_context<HeadDim, VStride>(p, v, n, m, ctx); },
-            rows_of(p, 1, n), rows_of(ctx, 1, HeadDim), &m);
-    }
-    template <int F>
-    static void glu(std::int8_t* h, int rows, const std::int8_t* table, const gate_int8& p) noexcept {
-        hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template glu<F>(h, rows, table, p); },
-                                    rows_of(h, rows, 2 * F), rows_of(h, rows, F), &p);
-    }
-    static void activate(std::int8_t* x, int n, const std::int8_t* table) noexcept {
-        hooked<op_kind::activation, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::activate(x, n, table); },
-                                          rows_of(x, 1, n), rows_of(x, 1, n), table);
-    }
-    template <int In, int Out>
-    static void linear_activate(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, const std::int8_t* table,
-                                std::int8_t* y) noexcept {
-        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_activate(x, rows, p, table, y); },
-                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
-    }
-    // The stream's ops: a LayerNorm from it, an int8 tensor added into it, read from it, widened.
-    template <int N, bool Rms, class Out>
-    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
-        hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
-                                          rows_of(x, rows, N), rows_of(y, rows, N), &p);
-    }
-    static void add(std::int16_t* x, const std::int8_t* a, int n, const stream_add_int8& p) noexcept {
-        hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
-                                   rows_of(a, 1, n), rows_of(x, 1, n), &p);
-    }
-    static void narrow(const std::int16_t* x, int n, const stream_narrow_int8& p, std::int8_t* y) noexcept {
-        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::narrow(x, n, p, y); },
-                                     rows_of(x, 1, n), rows_of(y, 1, n), &p);
-    }
-    static void widen(const std::int8_t* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
-        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::widen(a, n, p, y); },
-                                     rows_of(a, 1, n), rows_of(y, 1, n), &p);
-    }
-    template <int D>
-    static void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept {
-        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template mean_rows<D>(x, n, y); },
-                                     rows_of(x, n, D), rows_of(y, 1, D));
-    }
-    template <int D, int HeadDim, bool Interleaved>
-    static void rotate(std::int8_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
-        hooked<op_kind::rotary, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template rotate<D, HeadDim, Interleaved>(x, cos, sin); },
-            rows_of(x, 1, D), rows_of(x, 1, D), cos);
-    }
-    template <int D>
-    static void embed(const std::int8_t* table, const std::int32_t* ids, int rows, std::int8_t* y) noexcept {
-        hooked<op_kind::embed, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template embed<D>(table, ids, rows, y); },
-                                     rows_of(ids, 1, rows), rows_of(y, rows, D), table);
-    }
-    template <int D>
-    static void mean_rows(const std::int8_t* x, int n, std::int8_t* y) noexcept {
-        hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template mean_rows<D>(x, n, y); },
-                                     rows_of(x, n, D), rows_of(y, 1, D));
-    }
-    template <int In, int Out>
-    static void linear_wide(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int32_t* y) noexcept {
-        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_wide(x, rows, p, y); },
-                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
-    }
-};
+struct decorated_integer : K {
+    using V = std::conditional_t<std::is_base_of<a16w8_kernels, K>::value, std::int16_t, std::int8_t>;
 
-// The ops of a16w8_kernels, each K's own, inside Hook (int16 activations; the stream's LayerNorm
-// and softmax are int8's).
-template <class K, class Hook>
-struct decorated_a16w8 : K {
-    template <int In, int Out>
-    static void linear(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int16_t* y) noexcept {
+    template <class L>
+    static void linear(const V* x, int rows, const L& p, V* y) noexcept {
         hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear(x, rows, p, y); },
-                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
+                                      rows_of(x, rows, L::inputs), rows_of(y, rows, L::outputs), &p);
     }
-    template <int N, bool Rms, class Out>
-    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
-        hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
-                                          rows_of(x, rows, N), rows_of(y, rows, N), &p);
+    template <class L, class T>
+    static void linear_activate(const V* x, int rows, const L& p, const T* table, V* y) noexcept {
+        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_activate(x, rows, p, table, y); },
+                                      rows_of(x, rows, L::inputs), rows_of(y, rows, L::outputs), &p);
+    }
+    template <class L>
+    static void linear_wide(const V* x, int rows, const L& p, std::int32_t* y) noexcept {
+        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_wide(x, rows, p, y); },
+                                      rows_of(x, rows, L::inputs), rows_of(y, rows, L::outputs), &p);
     }
     template <int D, int HeadDim, int S>
-    static void store_keys(const std::int16_t* k, int rows, int j0, std::int16_t* kt) noexcept {
+    static void store_keys(const V* k, int rows, int j0, V* kt) noexcept {
         hooked<op_kind::other, Hook>(
             [&]() STATICFORMER_INLINE_LAMBDA { K::template store_keys<D, HeadDim, S>(k, rows, j0, kt); },
             rows_of(k, rows, D), rows_of(kt, 0, 0));
     }
     template <int D, int HeadDim, int S>
-    static void store_values(const std::int16_t* v, int rows, int j0, std::int16_t* values) noexcept {
+    static void store_values(const V* v, int rows, int j0, V* values) noexcept {
         hooked<op_kind::other, Hook>(
             [&]() STATICFORMER_INLINE_LAMBDA { K::template store_values<D, HeadDim, S>(v, rows, j0, values); },
             rows_of(v, rows, D), rows_of(values, 0, 0));
     }
     template <int HeadDim, int KStride>
-    static void attention_scores(const std::int16_t* q, const std::int16_t* kt, int n, std::int32_t* s) noexcept {
+    static void attention_scores(const V* q, const V* kt, int n, std::int32_t* s) noexcept {
         hooked<op_kind::scores, Hook>(
             [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_scores<HeadDim, KStride>(q, kt, n, s); },
             rows_of(q, 1, HeadDim), rows_of(s, 1, n));
@@ -308,28 +212,51 @@ struct decorated_a16w8 : K {
             [&]() STATICFORMER_INLINE_LAMBDA { K::template softmax_rows<Stride>(s, rows, n, m, p); },
             rows_of(s, rows, n, Stride), rows_of(p, rows, n, Stride), &m);
     }
-    template <int HeadDim, int VStride>
-    static void attention_context(const std::int16_t* p, const std::int16_t* v, int n, const attention_a16w8& a,
-                                  std::int16_t* ctx) noexcept {
+    // A: int8's context multiplier, a16w8's attention block.
+    template <int HeadDim, int VStride, class A>
+    static void attention_context(const std::int16_t* p, const V* v, int n, const A& a, V* ctx) noexcept {
         hooked<op_kind::context, Hook>(
             [&]() STATICFORMER_INLINE_LAMBDA { K::template attention_context<HeadDim, VStride>(p, v, n, a, ctx); },
             rows_of(p, 1, n), rows_of(ctx, 1, HeadDim), &a);
     }
-    static void activate(std::int16_t* x, int n, const activation_a16w8& a) noexcept {
+    // The activation and the gate: int8's table, a16w8's activation block (each used by its own set only).
+    static void activate(V* x, int n, const std::int8_t* table) noexcept {
+        hooked<op_kind::activation, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::activate(x, n, table); },
+                                          rows_of(x, 1, n), rows_of(x, 1, n), table);
+    }
+    static void activate(V* x, int n, const activation_a16w8& a) noexcept {
         hooked<op_kind::activation, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::activate(x, n, a); },
                                           rows_of(x, 1, n), rows_of(x, 1, n), &a);
     }
     template <int F>
-    static void glu(std::int16_t* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
+    static void glu(V* h, int rows, const std::int8_t* table, const gate_int8& p) noexcept {
+        hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template glu<F>(h, rows, table, p); },
+                                    rows_of(h, rows, 2 * F), rows_of(h, rows, F), &p);
+    }
+    template <int F>
+    static void glu(V* h, int rows, const activation_a16w8& a, const gate_a16w8& p) noexcept {
         hooked<op_kind::gate, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template glu<F>(h, rows, a, p); },
                                     rows_of(h, rows, 2 * F), rows_of(h, rows, F), &p);
+    }
+    template <int D, int HeadDim, bool Interleaved>
+    static void rotate(V* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
+        hooked<op_kind::rotary, Hook>(
+            [&]() STATICFORMER_INLINE_LAMBDA { K::template rotate<D, HeadDim, Interleaved>(x, cos, sin); },
+            rows_of(x, 1, D), rows_of(x, 1, D), cos);
+    }
+    // The stream's ops: a LayerNorm from it, a tensor added into it, read from it (narrowed), widened.
+    template <int N, bool Rms, class Out>
+    static void layer_norm(const std::int16_t* x, int rows, const layer_norm_int8<N, Rms>& p, Out* y) noexcept {
+        hooked<op_kind::layer_norm, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::layer_norm(x, rows, p, y); },
+                                          rows_of(x, rows, N), rows_of(y, rows, N), &p);
     }
     template <class A>
     static void add(std::int16_t* x, const A* a, int n, const stream_add_int8& p) noexcept {
         hooked<op_kind::add, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::add(x, a, n, p); },
                                    rows_of(a, 1, n), rows_of(x, 1, n), &p);
     }
-    static void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+    template <class N>
+    static void narrow(const std::int16_t* x, int n, const N& p, V* y) noexcept {
         hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::narrow(x, n, p, y); },
                                      rows_of(x, 1, n), rows_of(y, 1, n), &p);
     }
@@ -338,27 +265,17 @@ struct decorated_a16w8 : K {
         hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::widen(a, n, p, y); },
                                      rows_of(a, 1, n), rows_of(y, 1, n), &p);
     }
-    template <int D>
-    static void mean_rows(const std::int16_t* x, int n, std::int16_t* y) noexcept {
+    template <int D, class T>
+    static void mean_rows(const T* x, int n, T* y) noexcept {
         hooked<op_kind::other, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template mean_rows<D>(x, n, y); },
                                      rows_of(x, n, D), rows_of(y, 1, D));
     }
-    template <int D, int HeadDim, bool Interleaved>
-    static void rotate(std::int16_t* x, const std::int16_t* cos, const std::int16_t* sin) noexcept {
-        hooked<op_kind::rotary, Hook>(
-            [&]() STATICFORMER_INLINE_LAMBDA { K::template rotate<D, HeadDim, Interleaved>(x, cos, sin); },
-            rows_of(x, 1, D), rows_of(x, 1, D), cos);
-    }
-    template <int In, int Out>
-    static void linear_wide(const std::int16_t* x, int rows, const linear_a16w8<In, Out>& p, std::int32_t* y) noexcept {
-        hooked<op_kind::linear, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::linear_wide(x, rows, p, y); },
-                                      rows_of(x, rows, In), rows_of(y, rows, Out), &p);
+    template <int D>
+    static void embed(const V* table, const std::int32_t* ids, int rows, V* y) noexcept {
+        hooked<op_kind::embed, Hook>([&]() STATICFORMER_INLINE_LAMBDA { K::template embed<D>(table, ids, rows, y); },
+                                     rows_of(ids, 1, rows), rows_of(y, rows, D), table);
     }
 };
-
-template <class K, class Hook>
-using decorated_integer = std::conditional_t<std::is_base_of<a16w8_kernels, K>::value, decorated_a16w8<K, Hook>,
-                                             decorated_int8<K, Hook>>;
 
 }  // namespace detail
 
