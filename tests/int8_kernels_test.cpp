@@ -848,6 +848,35 @@ TEST(Int8Stream, AddWidenAndNarrowKernels) {
             }
         }
 }
+
+// a16w8's: int16 branches over the whole range (the stream's fills), zero point 0; narrowing to
+// limits from 1 to 32767.
+TEST(A16w8Stream, AddWidenAndNarrowKernels) {
+    splitmix64 g{83};
+    const sf::stream_narrow_a16w8 narrows[] = {{16384, 15, 32767, 0}, {32767, 30, 1, 0}, {32767, 1, 32767, 0},
+                                               {12345, 17, 700, 0},   {0, 5, 3, 0},      {1, 8, 20000, 0}};
+    for (int n : {1, 3, 7, 15, 16, 17, 40, 65, 257})
+        for (stream_fill f : stream_fills)
+            for (stream_fill fa : {stream_fill::random, stream_fill::min_max, stream_fill::alternating}) {
+                const std::vector<std::int16_t> x = stream_values(f, n, g), a = stream_values(fa, n, g);
+                for (sf::stream_add_int8 p : stream_adds) {
+                    p.a_zero_point = 0;
+                    std::vector<std::int16_t> s1(x), s2(x), w1(x.size(), 1), w2(x.size(), 2);
+                    ref16::add(s1.data(), a.data(), n, p);
+                    vec16::add(s2.data(), a.data(), n, p);
+                    ASSERT_EQ(s1, s2) << "add: n " << n << " fill " << int(f) << " shift " << p.shift;
+                    ref16::widen(a.data(), n, p, w1.data());
+                    vec16::widen(a.data(), n, p, w2.data());
+                    ASSERT_EQ(w1, w2) << "widen: n " << n << " fill " << int(f) << " shift " << p.shift;
+                }
+                for (const auto& p : narrows) {
+                    std::vector<std::int16_t> y1(x.size(), 1), y2(x.size(), 2);
+                    ref16::narrow(x.data(), n, p, y1.data());
+                    vec16::narrow(x.data(), n, p, y2.data());
+                    ASSERT_EQ(y1, y2) << "narrow: n " << n << " fill " << int(f) << " shift " << p.shift;
+                }
+            }
+}
 #endif
 
 }  // namespace

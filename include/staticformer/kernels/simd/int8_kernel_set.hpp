@@ -105,6 +105,18 @@ struct simd_a16w8_kernels : a16w8_kernels {
         simd_a16w8::attention_context<HeadDim, VStride>(p, v, n, a, ctx);
     }
     static void activate(std::int16_t* x, int n, const activation_a16w8& a) noexcept { simd_int8::activate(x, n, a); }
+    // The stream's steps on int16 and (models: embeddings, positions) int8 branches.
+    template <class A>
+    static void add(std::int16_t* x, const A* a, int n, const stream_add_int8& p) noexcept {
+        simd_int8::add(x, a, n, p);
+    }
+    template <class A>
+    static void widen(const A* a, int n, const stream_add_int8& p, std::int16_t* y) noexcept {
+        simd_int8::widen(a, n, p, y);
+    }
+    static void narrow(const std::int16_t* x, int n, const stream_narrow_a16w8& p, std::int16_t* y) noexcept {
+        simd_int8::narrow(x, n, p, y);
+    }
 };
 
 }  // namespace kernels
