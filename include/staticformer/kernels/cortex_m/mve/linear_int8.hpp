@@ -190,6 +190,14 @@ inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p
 
 // ---- a16w8: int16 rows, VMLADAVA.S16 -------------------------------------------------------
 
+// Byte offsets of output o's eight weights for inputs 8s .. 8s + 7 from &w[2s][o][0]: input i
+// at (i / 4) 4 Out + i % 4 (two groups of four).
+template <int Out>
+STATICFORMER_ALWAYS_INLINE uint16x8_t a16w8_weight_offsets() noexcept {
+    const uint16x8_t i = vidupq_n_u16(0, 1);
+    return vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
+}
+
 // Rows (1..4) rows of output o, eight inputs a step: one widening byte gather puts output o's
 // eight weights in input order (offsets (i / 4) 4 Out + i % 4: two groups), and each row adds
 // its eight products with one VLDRH and one VMLADAVA.S16. The last In % 8 inputs predicated.
@@ -199,8 +207,7 @@ template <int In, int Out, int Rows, class Requant>
 inline void linear_tile_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p, int o, Requant requant,
                               std::int16_t* y) noexcept {
     constexpr int whole = In / 8, tail = In % 8;
-    const uint16x8_t i = vidupq_n_u16(0, 1);
-    const uint16x8_t offsets = vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
+    const uint16x8_t offsets = a16w8_weight_offsets<Out>();
     const std::int8_t* w = &p.w[0][o][0];
     std::int32_t acc[Rows];
 #pragma GCC unroll 4
@@ -232,11 +239,8 @@ STATICFORMER_OUT_OF_LINE void linear_rows_a16w8(const std::int16_t* x, const lin
 // a VLDRH per row and a VMLADAVA.S16 per row and output (arm_mve::pair_tile_a16w8).
 template <int In, int Out, int Rows, class Requant>
 inline void linear_pair_tile_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p, int o, Requant requant,
-                                   std::int16_t* y) noexcept {
+                                   uint16x8_t first, uint16x8_t second, std::int16_t* y) noexcept {
     static_assert(In % 8 == 0, "whole steps of eight inputs");
-    const uint16x8_t i = vidupq_n_u16(0, 1);
-    const uint16x8_t first = vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
-    const uint16x8_t second = vaddq_n_u16(first, 4);  // the next output's bytes
     const std::int16_t* const rows[3] = {x, x + (Rows > 1 ? In : 0), x + (Rows > 2 ? 2 * In : 0)};
     const std::int32_t b0 = p.bias[o], b1 = p.bias[o + 1];
     std::int32_t a[3][2] = {{b0, b1}, {b0, b1}, {b0, b1}};
@@ -249,7 +253,8 @@ inline void linear_pair_tile_a16w8(const std::int16_t* x, const linear_a16w8<In,
 template <int In, int Out, int Rows, class Requant>
 STATICFORMER_OUT_OF_LINE void linear_pair_rows_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p,
                                                      Requant requant, std::int16_t* y) noexcept {
-    for (int o = 0; o + 2 <= Out; o += 2) linear_pair_tile_a16w8<In, Out, Rows>(x, p, o, requant, y);
+    const uint16x8_t first = a16w8_weight_offsets<Out>(), second = vaddq_n_u16(first, 4);  // and the next output's
+    for (int o = 0; o + 2 <= Out; o += 2) linear_pair_tile_a16w8<In, Out, Rows>(x, p, o, requant, first, second, y);
     if constexpr (Out % 2 != 0) linear_tile_a16w8<In, Out, Rows>(x, p, Out - 1, requant, y);
 }
 
@@ -282,14 +287,12 @@ STATICFORMER_ALWAYS_INLINE void store_quad(const std::int32_t (&a)[4][2], std::i
 }
 
 // Four rows of at most 80 inputs (whole steps of eight) x outputs o and o + 1 per tile
-// (arm_mve::quad_tile_a16w8). The scatter store is
-// fenced (STATICFORMER_GUARD_GCC12_MVE_MEMORY_SIZES): the caller reads y next.
+// (arm_mve::quad_tile_a16w8). The scatter store is fenced
+// (STATICFORMER_GUARD_GCC12_MVE_MEMORY_SIZES): the caller reads y next.
 template <int In, int Out, class Requant>
 STATICFORMER_OUT_OF_LINE void linear_quad_rows_a16w8(const std::int16_t* x, const linear_a16w8<In, Out>& p,
                                                      Requant requant, std::int16_t* y) noexcept {
-    const uint16x8_t i = vidupq_n_u16(0, 1);
-    const uint16x8_t first = vaddq_u16(vmulq_n_u16(vshrq_n_u16(i, 2), std::uint16_t(4 * Out)), vandq_u16(i, vdupq_n_u16(3)));
-    const uint16x8_t second = vaddq_n_u16(first, 4);  // the next output's bytes
+    const uint16x8_t first = a16w8_weight_offsets<Out>(), second = vaddq_n_u16(first, 4);  // and the next output's
     const uint16x8_t offsets = quad_offsets<Out>();
     for (int o = 0; o + 2 <= Out; o += 2) {
         const std::int32_t b0 = p.bias[o], b1 = p.bias[o + 1];
