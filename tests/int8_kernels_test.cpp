@@ -225,7 +225,8 @@ void check_linear_a16w8(std::uint64_t seed) {
             p->shift = shift;
             const std::int32_t limits[] = {1, 32767, std::int32_t(g.next() % 32767) + 1};
             p->output_limit = limits[shift % 3];
-            for (int rows = 1; rows <= 8; ++rows) {
+            // Every tail of the 8-row tiles, whole tiles with a tail, and a second 64-row chunk.
+            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 70}) {
                 const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 std::vector<std::int16_t> x(std::size_t(rows) * In);  // exactly rows x In
                 for (std::size_t i = 0; i < x.size(); ++i) x[i] = value16(xf, i, x.size(), l, g);
@@ -614,6 +615,33 @@ TEST(Int8SimdKernels, LayerNormStatistics) {
         ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 48) / den) << den;
     for (std::uint32_t den : {0xffffffffu, 0xfffffffeu, 0x80000000u, 0x80000001u, 0x7fffffffu, 1048576u, 1048577u})
         ASSERT_EQ(v::layer_norm_reciprocal(den), (std::int64_t(1) << 48) / den) << den;
+}
+#endif
+
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+// The x86 assembly blocks (isa/x86_avx512.hpp) against their twins, the intrinsics: random
+// vectors with the bytes' and int16's ends mixed in, accumulators that wrap past the int32 ends.
+// (The kernels reach the blocks' bytes through every linear layer test; this checks that a
+// twin build computes the same.)
+TEST(Int8SimdKernels, AssemblyBlocksEqualTheirTwins) {
+    namespace v = sf::kernels::simd_int8;
+    splitmix64 g{61};
+    const std::uint8_t ends[] = {0x00, 0x7f, 0x80, 0xff};
+    for (int t = 0; t < 20000; ++t) {
+        alignas(64) std::uint8_t bytes[3][64];
+        for (auto& vec : bytes)
+            for (std::uint8_t& b : vec) b = g.next() % 4 == 0 ? ends[g.next() % 4] : std::uint8_t(g.next() >> 56);
+        if (t % 3 == 0)  // accumulators near the int32 ends
+            for (int l = 0; l < 16; ++l) bytes[0][4 * l + 3] = (l & 1) ? 0x7f : 0x80;
+        const __m512i acc = _mm512_load_si512(bytes[0]), a = _mm512_load_si512(bytes[1]), b = _mm512_load_si512(bytes[2]);
+        alignas(64) std::int32_t asm_out[16], twin_out[16];
+        _mm512_store_si512(asm_out, v::dpwssd(acc, a, b));
+        _mm512_store_si512(twin_out, v::twin::dpwssd(acc, a, b));
+        ASSERT_EQ(std::memcmp(asm_out, twin_out, sizeof asm_out), 0) << "dpwssd, case " << t;
+        _mm512_store_si512(asm_out, v::dpbusd(acc, a, b));
+        _mm512_store_si512(twin_out, v::twin::dpbusd(acc, a, b));
+        ASSERT_EQ(std::memcmp(asm_out, twin_out, sizeof asm_out), 0) << "dpbusd, case " << t;
+    }
 }
 #endif
 

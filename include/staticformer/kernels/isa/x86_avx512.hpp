@@ -9,6 +9,41 @@ namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
 
+// STATICFORMER_NO_ASM: the twins instead of the assembly blocks below (as on Cortex-M).
+#if defined(STATICFORMER_NO_ASM)
+#define STATICFORMER_X86_ASM 0
+#else
+#define STATICFORMER_X86_ASM 1
+#endif
+
+// ---- assembly blocks, each with its C++ twin (namespace twin) -----------------------------
+
+// acc + the dot products of a and b, accumulated in acc's register: VPDPWSSD (int16 pairs) and
+// VPDPBUSD (unsigned a, signed b bytes). Through the intrinsics, GCC 12 copies every
+// accumulator of a register tile to another register and back around each instruction (and
+// spills some in an 8 x 2 tile); the tied operand keeps each in place.
+namespace twin {
+inline __m512i dpwssd(__m512i acc, __m512i a, __m512i b) noexcept { return _mm512_dpwssd_epi32(acc, a, b); }
+inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) noexcept { return _mm512_dpbusd_epi32(acc, a, b); }
+}  // namespace twin
+
+inline __m512i dpwssd(__m512i acc, __m512i a, __m512i b) noexcept {
+#if STATICFORMER_X86_ASM
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+    return acc;
+#else
+    return twin::dpwssd(acc, a, b);
+#endif
+}
+inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) noexcept {
+#if STATICFORMER_X86_ASM
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b));
+    return acc;
+#else
+    return twin::dpbusd(acc, a, b);
+#endif
+}
+
 // The first n (or all 64) bytes of a 512-bit vector.
 inline __mmask64 mask64(int n) noexcept { return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1; }
 
@@ -303,7 +338,7 @@ struct linear_avx512 {
         return _mm512_xor_si512(_mm512_maskz_loadu_epi32(m, w), _mm512_set1_epi8(-128));
     }
     static xvec broadcast(std::int32_t x4) noexcept { return _mm512_set1_epi32(x4); }
-    static acc dot(acc a, wvec w, xvec x) noexcept { return _mm512_dpbusd_epi32(a, w, x); }
+    static acc dot(acc a, wvec w, xvec x) noexcept { return dpbusd(a, w, x); }
     template <class Params>
     static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
                       mask m) noexcept {
@@ -327,44 +362,38 @@ struct linear_avx512 {
 
 // ---- a16w8 linear layer step: VPDPWSSD on int16 inputs and widened weights ---------------
 
-// Sixteen outputs a vector as two halves of eight: each half's 32 weight bytes (eight outputs
-// x four inputs) sign-extended to int16 pairs, so 32-bit lane 2j holds output j's inputs 0, 1
-// and lane 2j + 1 its inputs 2, 3; the row's four int16 inputs repeat in every 64-bit lane, and
-// VPDPWSSD adds two half sums per output. Masked outputs load zero weights and store nothing.
+// Eight outputs a vector: their 32 weight bytes (eight outputs x four inputs) sign-extended to
+// int16 pairs, so 32-bit lane 2j holds output j's inputs 0, 1 and lane 2j + 1 its inputs 2, 3;
+// the row's four int16 inputs repeat in every 64-bit lane, and VPDPWSSD adds two half sums per
+// output. Masked outputs load zero weights and store nothing. One plain vector per accumulator
+// and tiles of 8 rows x 16 outputs: a pair of vectors per accumulator made GCC 12 copy and
+// spill them in the inner loop, and 8 rows widen each weight vector for twice the products.
 struct linear16_avx512 {
-    static constexpr int lanes = 16, rows = 4, vecs = 2;
+    static constexpr int lanes = 8, rows = 8, vecs = 2;
     static constexpr bool masked = true, row_sum = false;
-    struct acc {
-        __m512i a, b;  // outputs 0..7 and 8..15, two half sums each
-    };
-    using wvec = acc;
+    using acc = __m512i;
+    using wvec = __m512i;
     using xvec = __m512i;
-    using mask = __mmask16;
-    static mask full() noexcept { return 0xffff; }
-    static mask tail(int n) noexcept { return mask16(n); }
+    using mask = __mmask8;
+    static mask full() noexcept { return all8; }
+    static mask tail(int n) noexcept { return n >= 8 ? all8 : __mmask8((1u << n) - 1); }
     static acc init(const std::int32_t* bias, std::int32_t, mask m) noexcept {
         // bias[o] zero-extended to 64 bits: the first half sum of output o, 0 in the second
-        return {_mm512_maskz_cvtepu32_epi64(all8, _mm256_maskz_loadu_epi32(__mmask8(m), bias)),
-                _mm512_maskz_cvtepu32_epi64(all8, _mm256_maskz_loadu_epi32(__mmask8(m >> 8), bias + 8))};
+        return _mm512_maskz_cvtepu32_epi64(all8, _mm256_maskz_loadu_epi32(m, bias));
     }
     static wvec load_w(const std::int8_t* w, mask m) noexcept {
-        return {_mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_maskz_loadu_epi32(__mmask8(m), w)),
-                _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_maskz_loadu_epi32(__mmask8(m >> 8), w + 32))};
+        return _mm512_maskz_cvtepi8_epi16(~__mmask32(0), _mm256_maskz_loadu_epi32(m, w));
     }
     static xvec broadcast(std::int64_t x4) noexcept { return _mm512_set1_epi64(x4); }
-    static acc dot(acc s, const wvec& w, xvec x) noexcept {
-        return {_mm512_dpwssd_epi32(s.a, w.a, x), _mm512_dpwssd_epi32(s.b, w.b, x)};
-    }
-    // Each output's two half sums added (lane 2j of each half), the halves interleaved and put
-    // back in order, rescaled (zero point 0), clamped to +-limit, stored as int16.
+    static acc dot(acc s, wvec w, xvec x) noexcept { return dpwssd(s, w, x); }
+    // Each output's two half sums added (lane 2j), narrowed to eight lanes, rescaled (zero point
+    // 0), clamped to +-limit, stored as int16.
     template <class Params>
     static void store(std::int16_t* y, acc s, const std::int16_t* multiplier, const Params& k, std::int32_t limit,
                       mask m) noexcept {
-        const __m512i a = _mm512_add_epi32(s.a, _mm512_maskz_srli_epi64(all8, s.a, 32));
-        const __m512i b = _mm512_add_epi32(s.b, _mm512_maskz_srli_epi64(all8, s.b, 32));
-        const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-        const __m512i sums =
-            _mm512_maskz_permutexvar_epi32(all16, order, _mm512_mask_blend_epi32(0xaaaa, a, _mm512_maskz_slli_epi64(all8, b, 32)));
+        const __m512i pairs = _mm512_add_epi32(s, _mm512_maskz_srli_epi64(all8, s, 32));
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+        const __m512i sums = _mm512_maskz_permutexvar_epi32(0x00ff, even, pairs);
         const __m512i mv = _mm512_maskz_cvtepi16_epi32(all16, _mm256_maskz_loadu_epi16(m, multiplier));
         const __m512i v = requantize16(sums, mv, k, 0);
         const __m512i clamped = _mm512_maskz_max_epi32(
