@@ -21,7 +21,8 @@ namespace simd_int8 {
 // acc + the dot products of a and b, accumulated in acc's register: VPDPWSSD (int16 pairs) and
 // VPDPBUSD (unsigned a, signed b bytes). Through the intrinsics, GCC 12 copies every
 // accumulator of a register tile to another register and back around each instruction (and
-// spills some in an 8 x 2 tile); the tied operand keeps each in place.
+// spills some in an 8 x 2 tile); the tied operand keeps each in place. (Only builds with
+// AVX-512 VNNI call them.)
 namespace twin {
 inline __m512i dpwssd(__m512i acc, __m512i a, __m512i b) noexcept { return _mm512_dpwssd_epi32(acc, a, b); }
 inline __m512i dpbusd(__m512i acc, __m512i a, __m512i b) noexcept { return _mm512_dpbusd_epi32(acc, a, b); }
@@ -246,7 +247,7 @@ struct lanes16 {
     static vec gather_pairs(const std::int16_t* table, vec i) noexcept {  // as lanes8's
         return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), all16, i, table, 2);
     }
-    static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept { return _mm512_dpwssd_epi32(acc, pairs, pp); }
+    static vec dot_pairs(vec acc, vec pairs, vec pp) noexcept { return dpwssd(acc, pairs, pp); }
     static vec rescale(vec acc, vec m, const rescale16_params& k) noexcept { return rescale16(acc, m, k); }
     // The softmax's steps (simd/softmax_int8.hpp).
     using rescale_params = rescale16_params;
@@ -296,10 +297,10 @@ struct scores_avx512 {
         const __m512i a = _mm512_unpacklo_epi8(r[0], r[1]), b = _mm512_unpackhi_epi8(r[0], r[1]);
         const __m512i c = _mm512_unpacklo_epi8(r[2], r[3]), e = _mm512_unpackhi_epi8(r[2], r[3]);
         const __m512i qb = _mm512_set1_epi32(q4);
-        s.a[0] = _mm512_dpbusd_epi32(s.a[0], _mm512_unpacklo_epi16(a, c), qb);
-        s.a[1] = _mm512_dpbusd_epi32(s.a[1], _mm512_unpackhi_epi16(a, c), qb);
-        s.a[2] = _mm512_dpbusd_epi32(s.a[2], _mm512_unpacklo_epi16(b, e), qb);
-        s.a[3] = _mm512_dpbusd_epi32(s.a[3], _mm512_unpackhi_epi16(b, e), qb);
+        s.a[0] = dpbusd(s.a[0], _mm512_unpacklo_epi16(a, c), qb);
+        s.a[1] = dpbusd(s.a[1], _mm512_unpackhi_epi16(a, c), qb);
+        s.a[2] = dpbusd(s.a[2], _mm512_unpacklo_epi16(b, e), qb);
+        s.a[3] = dpbusd(s.a[3], _mm512_unpackhi_epi16(b, e), qb);
         return s;
     }
     // The 4 x 4 blocks of 128 bits transposed (output u: keys 16 u .. 16 u + 15), `left` stored.

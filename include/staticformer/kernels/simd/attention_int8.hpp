@@ -271,7 +271,7 @@ inline void scores_grouped(const std::int8_t* q, const std::int8_t* kt, int j, i
         const __m512i qb = _mm512_set1_epi32(load4(q + d));
 #pragma GCC unroll 4
         for (int u = 0; u < U; ++u)
-            acc[u] = _mm512_dpbusd_epi32(acc[u], _mm512_maskz_loadu_epi32(m[u], kt + d * KStride + 4 * (j + 16 * u)), qb);
+            acc[u] = dpbusd(acc[u], _mm512_maskz_loadu_epi32(m[u], kt + d * KStride + 4 * (j + 16 * u)), qb);
     }
 #pragma GCC unroll 4
     for (int u = 0; u < U; ++u) _mm512_mask_storeu_epi32(s + j + 16 * u, m[u], acc[u]);
