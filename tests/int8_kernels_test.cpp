@@ -92,7 +92,8 @@ void check_linear(std::uint64_t seed) {
         for (int shift : shifts) {
             p->shift = shift;
             p->output_zero_point = std::int32_t(g.next() % 256) - 128;
-            for (int rows = 1; rows <= 8; ++rows) {
+            // Every tail of the 8-row tiles, whole tiles with a tail, and a second 64-row chunk.
+            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 70}) {
                 const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 const std::vector<std::int8_t> x = values(xf, std::size_t(rows) * In, g);  // exactly rows x In
                 std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);

@@ -323,8 +323,11 @@ struct scores_avx512 {
 
 // ---- linear layer step: VPDPBUSD, weights made unsigned, masked tails --------------------
 
+// Tiles of 8 rows x 48 outputs: 24 accumulators, three weight vectors, the broadcast and the
+// flip constant in the 32 registers (with dpbusd's accumulators in place; through the intrinsic
+// GCC 12 spilled anything above 4 x 3).
 struct linear_avx512 {
-    static constexpr int lanes = 16, rows = 4, vecs = 3;  // larger tiles spill (GCC 12)
+    static constexpr int lanes = 16, rows = 8, vecs = 3;
     static constexpr bool masked = true, row_sum = true;
     using acc = __m512i;
     using wvec = __m512i;
