@@ -87,8 +87,7 @@ template <int D, int HeadDim, int S>
 inline void store_values(const std::int16_t* v, int rows, int j0, std::int16_t* values) noexcept {
     constexpr int G = simd_int8::paired_granule<HeadDim, D>;
     if constexpr (G > 0) {
-        for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < D; ++c) values[simd_int8::paired_offset<D, G>(j0 + r, c)] = v[r * D + c];
+        simd_int8::store_values_paired<D, G>(v, rows, j0, values);
     } else {
         reference::store_values<D, HeadDim, S>(v, rows, j0, values);
     }

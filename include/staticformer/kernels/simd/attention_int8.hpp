@@ -95,32 +95,59 @@ constexpr int paired_offset(int j, int c) {
 }
 
 #if defined(STATICFORMER_INT8_X86)
-// Rows [j0, j0 + rows) into paired values; a lone first row of a pair leaves its partner's bytes
-// alone (the next rows', or unread: a zero probability).
-template <int D, int G>
-inline void store_values_paired(const std::int8_t* v, int rows, int j0, std::int8_t* values) noexcept {
+// Channels [c, c + 2G) of rows a and b, interleaved: the first G into even, the next G into odd.
+template <int G>
+inline void interleave_pair(const std::int8_t* a, const std::int8_t* b, std::int8_t* even, std::int8_t* odd) noexcept {
+    if constexpr (G == 16) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+        const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+        // per 128-bit lane L: lo holds channels 16 L .. 16 L + 7 of a and b interleaved, hi the next 8
+        const __m256i lo = _mm256_unpacklo_epi8(x, y), hi = _mm256_unpackhi_epi8(x, y);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(even), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd), _mm256_permute2x128_si256(lo, hi, 0x31));
+    } else {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(even), _mm_unpacklo_epi8(x, y));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(odd), _mm_unpackhi_epi8(x, y));
+    }
+}
+// a16w8's values, one int16 a channel: the same interleaving, twice the bytes.
+template <int G>
+inline void interleave_pair(const std::int16_t* a, const std::int16_t* b, std::int16_t* even,
+                            std::int16_t* odd) noexcept {
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+    if constexpr (G == 16) {
+        const __m512i x = _mm512_loadu_si512(a), y = _mm512_loadu_si512(b);
+        // per 128-bit lane L: lo holds channels 8 L .. 8 L + 3 of a and b interleaved, hi the next 4
+        const __m512i lo = _mm512_unpacklo_epi16(x, y), hi = _mm512_unpackhi_epi16(x, y);
+        _mm512_storeu_si512(even, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi));
+        _mm512_storeu_si512(odd, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi));
+        return;
+    }
+#endif
+    static_assert(G == 8 || G == 16, "granule of 8 or 16 channels");
+    if constexpr (G == 8) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+        const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+        const __m256i lo = _mm256_unpacklo_epi16(x, y), hi = _mm256_unpackhi_epi16(x, y);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(even), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+}
+
+// Rows [j0, j0 + rows) into paired values (int8, or a16w8's int16); a lone first row of a pair
+// leaves its partner's values alone (the next rows', or unread: a zero probability).
+template <int D, int G, class T>
+inline void store_values_paired(const T* v, int rows, int j0, T* values) noexcept {
     int r = 0;
     if (j0 % 2 == 1) {  // the second of a pair whose first came with the previous rows
         for (int c = 0; c < D; ++c) values[paired_offset<D, G>(j0, c)] = v[c];
         r = 1;
     }
     for (; r + 2 <= rows; r += 2) {  // whole pairs, 2G channels at a time
-        std::int8_t* pair = values + (j0 + r) * D;
-        for (int c = 0; c < D; c += 2 * G) {
-            if constexpr (G == 16) {
-                const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + r * D + c));
-                const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + (r + 1) * D + c));
-                // per 128-bit lane L: lo holds channels 16 L .. 16 L + 7 of a and b interleaved, hi the next 8
-                const __m256i lo = _mm256_unpacklo_epi8(a, b), hi = _mm256_unpackhi_epi8(a, b);
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + c), _mm256_permute2x128_si256(lo, hi, 0x20));
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + D + c), _mm256_permute2x128_si256(lo, hi, 0x31));
-            } else {
-                const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + r * D + c));
-                const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + (r + 1) * D + c));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(pair + c), _mm_unpacklo_epi8(a, b));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(pair + D + c), _mm_unpackhi_epi8(a, b));
-            }
-        }
+        T* pair = values + (j0 + r) * D;
+        for (int c = 0; c < D; c += 2 * G) interleave_pair<G>(v + r * D + c, v + (r + 1) * D + c, pair + c, pair + D + c);
     }
     if (r < rows)  // the first of a pair: its partner comes with the next rows, or is not read
         for (int c = 0; c < D; ++c) values[paired_offset<D, G>(j0 + r, c)] = v[r * D + c];
