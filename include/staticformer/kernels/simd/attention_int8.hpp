@@ -116,18 +116,18 @@ inline void interleave_pair(const std::int8_t* a, const std::int8_t* b, std::int
 template <int G>
 inline void interleave_pair(const std::int16_t* a, const std::int16_t* b, std::int16_t* even,
                             std::int16_t* odd) noexcept {
-#if defined(STATICFORMER_INT8_AVX512VNNI)
     if constexpr (G == 16) {
+#if defined(STATICFORMER_INT8_AVX512VNNI)
         const __m512i x = _mm512_loadu_si512(a), y = _mm512_loadu_si512(b);
         // per 128-bit lane L: lo holds channels 8 L .. 8 L + 3 of a and b interleaved, hi the next 4
         const __m512i lo = _mm512_unpacklo_epi16(x, y), hi = _mm512_unpackhi_epi16(x, y);
         _mm512_storeu_si512(even, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi));
         _mm512_storeu_si512(odd, _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi));
-        return;
-    }
+#else
+        static_assert(G != 16, "16-channel granules are AVX-512's (paired_granule)");
 #endif
-    static_assert(G == 8 || G == 16, "granule of 8 or 16 channels");
-    if constexpr (G == 8) {
+    } else {
+        static_assert(G == 8, "granules of 8 or 16 channels");
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
         const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
         const __m256i lo = _mm256_unpacklo_epi16(x, y), hi = _mm256_unpackhi_epi16(x, y);
