@@ -619,30 +619,46 @@ TEST(Int8SimdKernels, LayerNormStatistics) {
 }
 #endif
 
-#if defined(STATICFORMER_INT8_AVX512VNNI)
-// The x86 assembly blocks (isa/x86_avx512.hpp) against their twins, the intrinsics: random
-// vectors with the bytes' and int16's ends mixed in, accumulators that wrap past the int32 ends.
-// (The kernels reach the blocks' bytes through every linear layer test; this checks that a
-// twin build computes the same.)
-TEST(Int8SimdKernels, AssemblyBlocksEqualTheirTwins) {
-    namespace v = sf::kernels::simd_int8;
+#if defined(STATICFORMER_INT8_AVX512VNNI) || defined(STATICFORMER_INT8_AVXVNNI)
+// The x86 assembly blocks (isa/x86_avx512.hpp, isa/x86_avx2.hpp) against their twins, the
+// intrinsics: random vectors with the bytes' and int16's ends mixed in, accumulators that wrap
+// past the int32 ends. (The kernels reach the blocks' bytes through every linear layer test;
+// this checks that a twin build computes the same.)
+template <class Vec, class Block, class Twin>
+void expect_block_equals_twin(const char* name, Block block, Twin twin) {
+    constexpr int n = sizeof(Vec);
     splitmix64 g{61};
     const std::uint8_t ends[] = {0x00, 0x7f, 0x80, 0xff};
     for (int t = 0; t < 20000; ++t) {
-        alignas(64) std::uint8_t bytes[3][64];
+        std::uint8_t bytes[3][n];
         for (auto& vec : bytes)
             for (std::uint8_t& b : vec) b = g.next() % 4 == 0 ? ends[g.next() % 4] : std::uint8_t(g.next() >> 56);
         if (t % 3 == 0)  // accumulators near the int32 ends
-            for (int l = 0; l < 16; ++l) bytes[0][4 * l + 3] = (l & 1) ? 0x7f : 0x80;
-        const __m512i acc = _mm512_load_si512(bytes[0]), a = _mm512_load_si512(bytes[1]), b = _mm512_load_si512(bytes[2]);
-        alignas(64) std::int32_t asm_out[16], twin_out[16];
-        _mm512_store_si512(asm_out, v::dpwssd(acc, a, b));
-        _mm512_store_si512(twin_out, v::twin::dpwssd(acc, a, b));
-        ASSERT_EQ(std::memcmp(asm_out, twin_out, sizeof asm_out), 0) << "dpwssd, case " << t;
-        _mm512_store_si512(asm_out, v::dpbusd(acc, a, b));
-        _mm512_store_si512(twin_out, v::twin::dpbusd(acc, a, b));
-        ASSERT_EQ(std::memcmp(asm_out, twin_out, sizeof asm_out), 0) << "dpbusd, case " << t;
+            for (int l = 0; l < n / 4; ++l) bytes[0][4 * l + 3] = (l & 1) ? 0x7f : 0x80;
+        Vec acc, a, b;
+        std::memcpy(&acc, bytes[0], n);
+        std::memcpy(&a, bytes[1], n);
+        std::memcpy(&b, bytes[2], n);
+        const Vec by_asm = block(acc, a, b), by_twin = twin(acc, a, b);
+        ASSERT_EQ(std::memcmp(&by_asm, &by_twin, n), 0) << name << ", case " << t;
     }
+}
+
+TEST(Int8SimdKernels, AssemblyBlocksEqualTheirTwins) {
+    namespace v = sf::kernels::simd_int8;
+#if defined(STATICFORMER_INT8_AVX512VNNI)
+    using V = __m512i;
+    expect_block_equals_twin<V>("dpwssd", [](V c, V a, V b) { return v::dpwssd(c, a, b); },
+                                [](V c, V a, V b) { return v::twin::dpwssd(c, a, b); });
+    expect_block_equals_twin<V>("dpbusd", [](V c, V a, V b) { return v::dpbusd(c, a, b); },
+                                [](V c, V a, V b) { return v::twin::dpbusd(c, a, b); });
+#else
+    using V = __m256i;
+    expect_block_equals_twin<V>("dpwssd_avx", [](V c, V a, V b) { return v::dpwssd_avx(c, a, b); },
+                                [](V c, V a, V b) { return v::twin::dpwssd_avx(c, a, b); });
+    expect_block_equals_twin<V>("dpbusd_avx", [](V c, V a, V b) { return v::dpbusd_avx(c, a, b); },
+                                [](V c, V a, V b) { return v::twin::dpbusd_avx(c, a, b); });
+#endif
 }
 #endif
 

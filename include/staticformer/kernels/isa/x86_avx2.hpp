@@ -15,6 +15,43 @@ namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
 
+// STATICFORMER_NO_ASM: the twins instead of the x86 assembly blocks (as on Cortex-M).
+#if defined(STATICFORMER_NO_ASM)
+#define STATICFORMER_X86_ASM 0
+#else
+#define STATICFORMER_X86_ASM 1
+#endif
+
+#if defined(STATICFORMER_INT8_AVXVNNI)
+// ---- assembly blocks (AVX-VNNI), each with its C++ twin (namespace twin) ------------------
+
+// acc + the dot products of a and b on 256-bit vectors, VEX forms: VPDPBUSD (unsigned a, signed
+// b bytes) and VPDPWSSD (int16 pairs). As on AVX-512 (x86_avx512.hpp), through the intrinsics
+// GCC 12 copies each accumulator to another register and back around every instruction and
+// spills some of a 4 x 2 tile; the tied operand keeps each in place.
+namespace twin {
+inline __m256i dpbusd_avx(__m256i acc, __m256i a, __m256i b) noexcept { return _mm256_dpbusd_avx_epi32(acc, a, b); }
+inline __m256i dpwssd_avx(__m256i acc, __m256i a, __m256i b) noexcept { return _mm256_dpwssd_avx_epi32(acc, a, b); }
+}  // namespace twin
+
+inline __m256i dpbusd_avx(__m256i acc, __m256i a, __m256i b) noexcept {
+#if STATICFORMER_X86_ASM
+    __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+    return acc;
+#else
+    return twin::dpbusd_avx(acc, a, b);
+#endif
+}
+inline __m256i dpwssd_avx(__m256i acc, __m256i a, __m256i b) noexcept {
+#if STATICFORMER_X86_ASM
+    __asm__("%{vex%} vpdpwssd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+    return acc;
+#else
+    return twin::dpwssd_avx(acc, a, b);
+#endif
+}
+#endif
+
 // ---- 256-bit: 8 lanes (AVX2) --------------------------------------------------------------
 
 // floor(v / 2^count) for 64-bit lanes: AVX2 has only the logical shift, so shift v ^ sign and
@@ -234,7 +271,7 @@ struct lanes8 : unmasked {
 #if defined(STATICFORMER_INT8_AVX512VNNI)
         return _mm256_dpwssd_epi32(acc, pairs, pp);
 #elif defined(STATICFORMER_INT8_AVXVNNI)
-        return _mm256_dpwssd_avx_epi32(acc, pairs, pp);
+        return dpwssd_avx(acc, pairs, pp);
 #else
         return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, pp));
 #endif
@@ -341,7 +378,7 @@ struct linear16_avx2 : linear_avx2 {
 #if defined(STATICFORMER_INT8_AVX512VNNI)
         return {_mm256_dpwssd_epi32(s.a, w.a, x), _mm256_dpwssd_epi32(s.b, w.b, x)};
 #elif defined(STATICFORMER_INT8_AVXVNNI)
-        return {_mm256_dpwssd_avx_epi32(s.a, w.a, x), _mm256_dpwssd_avx_epi32(s.b, w.b, x)};
+        return {dpwssd_avx(s.a, w.a, x), dpwssd_avx(s.b, w.b, x)};
 #else
         return linear_avx2::dot(s, w, x);
 #endif

@@ -9,14 +9,7 @@ namespace staticformer {
 namespace kernels {
 namespace simd_int8 {
 
-// STATICFORMER_NO_ASM: the twins instead of the assembly blocks below (as on Cortex-M).
-#if defined(STATICFORMER_NO_ASM)
-#define STATICFORMER_X86_ASM 0
-#else
-#define STATICFORMER_X86_ASM 1
-#endif
-
-// ---- assembly blocks, each with its C++ twin (namespace twin) -----------------------------
+// ---- assembly blocks, each with its C++ twin (namespace twin; STATICFORMER_X86_ASM) -------
 
 // acc + the dot products of a and b, accumulated in acc's register: VPDPWSSD (int16 pairs) and
 // VPDPBUSD (unsigned a, signed b bytes). Through the intrinsics, GCC 12 copies every

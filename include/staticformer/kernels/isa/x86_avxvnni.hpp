@@ -10,8 +10,10 @@ namespace simd_int8 {
 
 // ---- linear layer step: VPDPBUSD, weights made unsigned ---------------------------------
 
+// Tiles of 6 rows x 2 vectors: 12 accumulators, 2 weight vectors and a broadcast of 16
+// registers (4 x 2 left the two ports waiting on the dot products' latency).
 struct linear_avxvnni : unmasked {
-    static constexpr int lanes = 8, rows = 4, vecs = 2;
+    static constexpr int lanes = 8, rows = 6, vecs = 2;
     static constexpr bool row_sum = true;
     using acc = __m256i;
     using wvec = __m256i;
@@ -23,7 +25,7 @@ struct linear_avxvnni : unmasked {
         return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)), _mm256_set1_epi8(-128));
     }
     static xvec broadcast(std::int32_t x4) noexcept { return _mm256_set1_epi32(x4); }
-    static acc dot(acc a, wvec w, xvec x) noexcept { return _mm256_dpbusd_avx_epi32(a, w, x); }
+    static acc dot(acc a, wvec w, xvec x) noexcept { return dpbusd_avx(a, w, x); }
     template <class Params>
     static void store(std::int8_t* y, acc a, const std::int16_t* multiplier, const Params& k, std::int32_t zero_point,
                       mask) noexcept {

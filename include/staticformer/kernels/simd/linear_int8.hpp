@@ -94,20 +94,27 @@ inline void linear_tile(const X* x, const P& p, const std::int32_t* row_init, Y*
             I::store(y + r * Out + c + v * L, acc[r][v], p.multiplier + c + v * L, k, store_constant(p), m[v]);
 }
 
-// Every row of one column block: tiles of I::rows rows, then one tile of the rest.
+// One tile of `height` rows, 1 <= height <= Rows (each height its own instantiation).
 template <int Vecs, bool Tail, int Rows, class P, class X, class Y, class Params, class I = step_for<P>>
+inline void linear_tile_of_height(int height, const X* x, const std::int32_t* row_init, const P& p, Y* y, int c,
+                                  typename I::mask tail, const Params& k) noexcept {
+    if constexpr (Rows > 0) {
+        if (height == Rows) linear_tile<Rows, Vecs, Tail>(x, p, row_init, y, c, tail, k);
+        else linear_tile_of_height<Vecs, Tail, Rows - 1>(height, x, row_init, p, y, c, tail, k);
+    }
+}
+
+// Every row of one column block in as few tiles of at most I::rows rows as will do, of
+// near-equal heights: 32 rows in tiles of 6 as 5, 5, 5, 5, 6, 6 rather than 6 x 5 + 2, whose
+// 2-row tile has too few chains to hide the dot products' latency.
+template <int Vecs, bool Tail, class P, class X, class Y, class Params, class I = step_for<P>>
 inline void linear_column_block(const X* x, int rows, const std::int32_t* row_init, const P& p, Y* y, int c,
                                 typename I::mask tail, const Params& k) noexcept {
-    constexpr int In = P::inputs, Out = P::outputs;
-    if constexpr (Rows == I::rows) {
-        int r = 0;
-        for (; r + Rows <= rows; r += Rows)
-            linear_tile<Rows, Vecs, Tail>(x + r * In, p, row_init + r, y + r * Out, c, tail, k);
-        if (r < rows)
-            linear_column_block<Vecs, Tail, Rows - 1>(x + r * In, rows - r, row_init + r, p, y + r * Out, c, tail, k);
-    } else if constexpr (Rows > 0) {
-        if (rows == Rows) linear_tile<Rows, Vecs, Tail>(x, p, row_init, y, c, tail, k);
-        else linear_column_block<Vecs, Tail, Rows - 1>(x, rows, row_init, p, y, c, tail, k);
+    constexpr int In = P::inputs, Out = P::outputs, R = I::rows;
+    for (int r = 0, height; r < rows; r += height) {
+        const int tiles = (rows - r + R - 1) / R;
+        height = (rows - r) / tiles;
+        linear_tile_of_height<Vecs, Tail, R>(height, x + r * In, row_init + r, p, y + r * Out, c, tail, k);
     }
 }
 
@@ -115,15 +122,15 @@ inline void linear_column_block(const X* x, int rows, const std::int32_t* row_in
 template <class P, class X, class Y, class Params, class I = step_for<P>>
 inline void linear_columns(const X* x, int rows, const std::int32_t* row_init, const P& p, Y* y,
                            const Params& k) noexcept {
-    constexpr int In = P::inputs, Out = P::outputs, L = I::lanes, V = I::vecs, R = I::rows;
+    constexpr int In = P::inputs, Out = P::outputs, L = I::lanes, V = I::vecs;
     constexpr int tiled = Out / (V * L) * (V * L);  // columns in blocks of V vectors
     constexpr int vectored = Out / L * L;           // then one block of the rest
     constexpr int rest = (vectored - tiled) / L;
-    for (int c = 0; c < tiled; c += V * L) linear_column_block<V, false, R>(x, rows, row_init, p, y, c, I::full(), k);
+    for (int c = 0; c < tiled; c += V * L) linear_column_block<V, false>(x, rows, row_init, p, y, c, I::full(), k);
     if constexpr (I::masked && vectored < Out) {
-        linear_column_block<rest + 1, true, R>(x, rows, row_init, p, y, tiled, I::tail(Out - vectored), k);
+        linear_column_block<rest + 1, true>(x, rows, row_init, p, y, tiled, I::tail(Out - vectored), k);
     } else {
-        if constexpr (rest > 0) linear_column_block<rest, false, R>(x, rows, row_init, p, y, tiled, I::full(), k);
+        if constexpr (rest > 0) linear_column_block<rest, false>(x, rows, row_init, p, y, tiled, I::full(), k);
         for (int c = vectored; c < Out; ++c)
             for (int r = 0; r < rows; ++r)
                 y[r * Out + c] = reference::linear_output(reference::linear_accumulator(x + r * In, p, c), p, c);
