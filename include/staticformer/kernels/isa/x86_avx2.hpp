@@ -372,7 +372,11 @@ inline void store8_clamped_int16(std::int16_t* y, __m256i v, std::int32_t limit)
 
 // linear_avx2's widened weights and pairs of half sums; the row's four int16 inputs are
 // already pairs, repeated in every 64-bit lane. |x w| <= 2^15 * 2^7: no pair sum saturates.
+// With AVX-VNNI (one VPDPWSSD per pair, no product register) tiles of 6 rows: 12 accumulators.
 struct linear16_avx2 : linear_avx2 {
+#if defined(STATICFORMER_INT8_AVXVNNI)
+    static constexpr int rows = 6;
+#endif
     static xvec broadcast(std::int64_t x4) noexcept { return _mm256_set1_epi64x(x4); }
     static acc dot(acc s, const wvec& w, xvec x) noexcept {
 #if defined(STATICFORMER_INT8_AVX512VNNI)
