@@ -648,16 +648,12 @@ TEST(Int8SimdKernels, AssemblyBlocksEqualTheirTwins) {
     namespace v = sf::kernels::simd_int8;
 #if defined(STATICFORMER_INT8_AVX512VNNI)
     using V = __m512i;
-    expect_block_equals_twin<V>("dpwssd", [](V c, V a, V b) { return v::dpwssd(c, a, b); },
-                                [](V c, V a, V b) { return v::twin::dpwssd(c, a, b); });
-    expect_block_equals_twin<V>("dpbusd", [](V c, V a, V b) { return v::dpbusd(c, a, b); },
-                                [](V c, V a, V b) { return v::twin::dpbusd(c, a, b); });
+    expect_block_equals_twin<V>("dpwssd", v::dpwssd, v::twin::dpwssd);
+    expect_block_equals_twin<V>("dpbusd", v::dpbusd, v::twin::dpbusd);
 #else
     using V = __m256i;
-    expect_block_equals_twin<V>("dpwssd_avx", [](V c, V a, V b) { return v::dpwssd_avx(c, a, b); },
-                                [](V c, V a, V b) { return v::twin::dpwssd_avx(c, a, b); });
-    expect_block_equals_twin<V>("dpbusd_avx", [](V c, V a, V b) { return v::dpbusd_avx(c, a, b); },
-                                [](V c, V a, V b) { return v::twin::dpbusd_avx(c, a, b); });
+    expect_block_equals_twin<V>("dpwssd_avx", v::dpwssd_avx, v::twin::dpwssd_avx);
+    expect_block_equals_twin<V>("dpbusd_avx", v::dpbusd_avx, v::twin::dpbusd_avx);
 #endif
 }
 #endif

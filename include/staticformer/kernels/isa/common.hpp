@@ -1,5 +1,6 @@
-// staticformer: building blocks every int8 instruction set shares (optimised kernels only):
-// four bytes as one 32-bit word (four int16 as one 64-bit word), and the traits of the linear layer's per-ISA step.
+// staticformer: building blocks the optimised kernels share: the tile heights of the linear layers
+// (float and int8); for every int8 instruction set, four bytes as one 32-bit word (four int16 as
+// one 64-bit word) and the traits of the linear layer's per-ISA step.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,15 @@
 
 namespace staticformer {
 namespace kernels {
+
+// The height of the first of the tiles of rows [r0, rows): as few tiles of at most Rows rows as
+// will do, of near-equal heights, the shorter ones first (float and int8 linear layers alike).
+template <int Rows, class Index>
+constexpr Index first_tile_rows(Index r0, Index rows) noexcept {
+    const Index tiles = (rows - r0 + Rows - 1) / Rows;
+    return (rows - r0) / tiles;
+}
+
 namespace simd_int8 {
 
 inline std::int32_t load4(const std::int8_t* p) noexcept {

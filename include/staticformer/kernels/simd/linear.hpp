@@ -16,6 +16,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "../isa/common.hpp"
 #include "../reference/linear.hpp"
 #include "fp16.hpp"
 #include "ops.hpp"
@@ -129,16 +130,8 @@ inline void linear_tile_of_height(index k, const float* x, const W* w, const B* 
     }
 }
 
-// The height of the first of the tiles of rows [r0, rows): as few tiles of at most Rows rows as
-// will do, of near-equal heights, the shorter ones first.
-template <int Rows>
-inline index first_tile_rows(index r0, index rows) noexcept {
-    const index tiles = (rows - r0 + Rows - 1) / Rows;
-    return (rows - r0) / tiles;
-}
-
 // Rows [r0, rows) of one column block in as few tiles of at most Rows rows as will do, of
-// near-equal heights: 32 rows in tiles of 6 as 6, 6, 5, 5, 5, 5 rather than 6 x 5 + 2, whose
+// near-equal heights: 32 rows in tiles of 6 as 5, 5, 5, 5, 6, 6 rather than 6 x 5 + 2, whose
 // 2-row tile has too few chains to hide the fma latency (bench/PERF_NOTES.md).
 template <int Len, int XStride, int Out, int WStride, int Rows, int Vecs, bool Resume = false, class W, class B>
 inline void linear_rows_in_even_tiles(const float* x, index r0, index rows, const W* w, const B* b, float* y) noexcept {

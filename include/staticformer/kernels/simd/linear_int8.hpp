@@ -112,8 +112,7 @@ inline void linear_column_block(const X* x, int rows, const std::int32_t* row_in
                                 typename I::mask tail, const Params& k) noexcept {
     constexpr int In = P::inputs, Out = P::outputs, R = I::rows;
     for (int r = 0, height; r < rows; r += height) {
-        const int tiles = (rows - r + R - 1) / R;
-        height = (rows - r) / tiles;
+        height = first_tile_rows<R>(r, rows);
         linear_tile_of_height<Vecs, Tail, R>(height, x + r * In, row_init + r, p, y + r * Out, c, tail, k);
     }
 }
