@@ -68,19 +68,24 @@ struct left_out {
 template <class K>
 using leaving_out = staticformer::kernels::decorated<K, left_out>;
 
-// Times forward() (one pass) with every kind in `kinds` left out in turn, and with all of
-// `nonlinear` left out together, and reports: share_<kind>, the time saved without that kind
-// over the whole pass (median times of each variant's passes); nonlinear_share, the time saved without all of `nonlinear` (one
+// Times forward() (one pass) with every kind in `kinds` left out in turn, with all of
+// `nonlinear` left out together, and with both multiply-add kinds (linear, attention) left out,
+// and reports: share_<kind>, the time saved without that kind over the whole pass (median times
+// of each variant's passes); nonlinear_share, the time saved without all of `nonlinear` (one
 // measurement, not a sum); share_other, what no kind's share covers (the composition itself:
-// copies, the float residual adds); pass_us, the whole pass.
+// copies, the float residual adds); pass_us, the whole pass; rest_us, the pass without its
+// multiply-adds: what every other step costs in place, the time no faster linear layer or
+// attention can take away.
 template <class Forward>
 void measure_share(benchmark::State& state, Forward forward, std::initializer_list<kernel_kind> kinds,
                    std::initializer_list<kernel_kind> nonlinear) {
-    std::vector<unsigned> masks = {0u};  // the whole pass first, then one kind at a time, then nonlinear
+    // The whole pass first, then one kind at a time, then nonlinear, then the multiply-adds.
+    std::vector<unsigned> masks = {0u};
     for (kernel_kind k : kinds) masks.push_back(1u << k);
     unsigned nonlinear_mask = 0;
     for (kernel_kind k : nonlinear) nonlinear_mask |= 1u << k;
     masks.push_back(nonlinear_mask);
+    masks.push_back(1u << k_linear | 1u << k_attention);
     using clock = std::chrono::steady_clock;
     const auto elapsed = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
     // Rounds of all variants per iteration: about a second, so that even the largest
@@ -118,6 +123,7 @@ void measure_share(benchmark::State& state, Forward forward, std::initializer_li
         covered += saved;
     }
     state.counters["nonlinear_share"] = (whole - median[v]) / whole;
+    state.counters["rest_us"] = 1e6 * median[v + 1];
     state.counters["share_other"] = (whole - covered) / whole;
     state.counters["pass_us"] = 1e6 * whole;
 }
