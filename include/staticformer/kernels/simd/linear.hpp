@@ -166,7 +166,7 @@ inline void linear_panel_chunk(const float* x, index rows, const W* w, const W* 
     for (index i = 0; i < next_rows; ++i)
 #pragma GCC unroll 8
         for (int v = 0; v < Vecs; ++v) __builtin_prefetch(next + i * WStride + index(v) * width, 0, 2);
-    const index first = first_tile_rows<Rows>(0, rows);
+    const index first = first_tile_rows<Rows>(index(0), rows);
     linear_tile_of_height<Len, In, Out, WStride, Rows, Vecs, Resume>(first, x, w, b, y, panel);
     linear_rows_in_even_tiles<Len, In, Out, Vecs * width, Rows, Vecs, Resume>(x, first, rows, panel, b, y);
 }
