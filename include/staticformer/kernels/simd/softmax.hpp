@@ -103,7 +103,8 @@ inline void softmax(float* s, int n) noexcept { divide(s, n, exp_sum(s, n, row_m
 
 // Rows of scores Stride floats apart. A short row is a chain of dependent steps (maximum, then
 // exponentials and their sum, then the division), so the rows go through each step together,
-// a block at a time: the steps of different rows overlap.
+// a block at a time: the steps of different rows overlap. Each row's division follows the next
+// row's exponentials, so that the divider works beside the FMA pipes instead of after them.
 template <int Stride>
 inline void softmax_rows(float* s, int rows, int n) noexcept {
     constexpr int block = 8;
@@ -112,8 +113,11 @@ inline void softmax_rows(float* s, int rows, int n) noexcept {
         float* row = s + r0 * Stride;
         float value[block];
         for (int r = 0; r < b; ++r) value[r] = row_max(row + r * Stride, n);
-        for (int r = 0; r < b; ++r) value[r] = exp_sum(row + r * Stride, n, value[r]);
-        for (int r = 0; r < b; ++r) divide(row + r * Stride, n, value[r]);
+        for (int r = 0; r < b; ++r) {
+            value[r] = exp_sum(row + r * Stride, n, value[r]);
+            if (r > 0) divide(row + (r - 1) * Stride, n, value[r - 1]);
+        }
+        divide(row + (b - 1) * Stride, n, value[b - 1]);
     }
 }
 
