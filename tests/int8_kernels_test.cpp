@@ -568,6 +568,23 @@ TEST(Int8SimdKernels, SoftmaxRows) {
         }
 }
 
+// The reciprocal of a row's sum, by a double division, against the reference's integer long
+// division: every sum up to 2^20 (a softmax's sum is at least 2^15), the 2^20 below 2^31, and
+// a million random ones between.
+#if defined(STATICFORMER_INT8_X86)
+TEST(Int8SimdKernels, SoftmaxReciprocal) {
+    splitmix64 g{41};
+    const auto check = [](std::int32_t sum) {
+        ASSERT_EQ(sf::kernels::simd_int8::softmax_reciprocal(sum), sf::kernels::reference::softmax_reciprocal(sum))
+            << "sum " << sum;
+    };
+    for (std::int32_t sum = 1; sum <= (1 << 20); ++sum) check(sum);
+    constexpr std::int32_t top = std::numeric_limits<std::int32_t>::max();
+    for (std::int32_t sum = top; sum > top - (1 << 20); --sum) check(sum);
+    for (int i = 0; i < 1000000; ++i) check(std::int32_t(1 + g.next() % ((std::uint64_t(1) << 31) - 1)));
+}
+#endif
+
 // Every interval of the exponential's table, both its end points and interpolations, for each
 // integer part 0..16: rescale by 2^30 / 2^30 keeps u = max - s exact, so row k, element j has
 // u = 2^16 whole + 256 i + r with i = 4 k + (j - 1) / 16 (element 0 is the maximum, u = 0).

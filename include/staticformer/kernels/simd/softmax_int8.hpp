@@ -5,12 +5,12 @@
 //         then a rounding shift by u >> 16 (0 beyond 15)
 //   p_j = min((e_j * (2^46 / sum e) + 2^30) >> 31, 32767) (in 32-bit lanes: probability_factors)
 // The table's end points come from V::exp2_table_pairs (a gather on AVX2, VPERMI2W lookups in
-// registers on AVX-512). The sum of the exponentials is exact in any order; the division is the
-// reference's (softmax_reciprocal), once per row. A row is three steps (row_max, exponentials,
-// probabilities), which softmax_rows runs for up to 8 rows at a time, step by step, so that the
-// rows' dependent chains overlap; the exponentials' chain of some 40 operations runs on up to
-// four vectors side by side (each_vector). Partial vectors are masked (AVX-512) or take the
-// reference's element steps.
+// registers on AVX-512). The sum of the exponentials is exact in any order; its reciprocal
+// 2^46 / sum, once per row, takes one double division (softmax_reciprocal). A row is three
+// steps (row_max, exponentials, probabilities), which softmax_rows runs for up to 8 rows at a
+// time, step by step, so that the rows' dependent chains overlap; the exponentials' chain of
+// some 40 operations runs on up to four vectors side by side (each_vector). Partial vectors are
+// masked (AVX-512) or take the reference's element steps.
 #pragma once
 
 #include "../isa/int8.hpp"
@@ -21,6 +21,14 @@ namespace kernels {
 namespace simd_int8 {
 
 #if defined(STATICFORMER_INT8_X86)
+
+// reference::softmax_reciprocal(sum) = floor(2^46 / sum) by one double division instead of three
+// 32-bit ones in a chain. The quotient q is below 2^47, so the rounded double quotient is within
+// 2^-7 / sum of it, while a q that is not an integer is at least 1 / sum from the next one:
+// truncating the double gives the integer quotient (as layer_norm_reciprocal).
+inline std::int64_t softmax_reciprocal(std::int32_t sum) noexcept {
+    return std::int64_t(double(std::int64_t(1) << 46) / double(std::uint32_t(sum)));
+}
 
 // The probabilities' product in 32-bit lanes. With the reciprocal r = softmax_reciprocal(sum)
 // <= 2^31 split as r = 2^16 hi + lo (hi <= 2^15, lo < 2^16) and an exponential e <= 2^15:
@@ -129,7 +137,7 @@ inline void softmax(std::int32_t* s, int n, math::fixed_multiplier logits, std::
     using V = lanes;
     const typename V::exp2_table table;
     const std::int32_t sum = exponentials<V>(s, n, row_max<V>(s, n), logits, table);
-    probabilities<V>(s, n, reference::softmax_reciprocal(sum), p);
+    probabilities<V>(s, n, softmax_reciprocal(sum), p);
 }
 
 // Rows r < rows of scores s + r Stride into probabilities p + r Stride, up to 8 at a time step
@@ -146,8 +154,7 @@ inline void softmax_rows(std::int32_t* s, int rows, int n, math::fixed_multiplie
         std::int64_t reciprocal[block];
         for (int r = 0; r < b; ++r) max[r] = row_max<V>(s + (r0 + r) * Stride, n);
         for (int r = 0; r < b; ++r)
-            reciprocal[r] =
-                reference::softmax_reciprocal(exponentials<V>(s + (r0 + r) * Stride, n, max[r], logits, table));
+            reciprocal[r] = softmax_reciprocal(exponentials<V>(s + (r0 + r) * Stride, n, max[r], logits, table));
         for (int r = 0; r < b; ++r) probabilities<V>(s + (r0 + r) * Stride, n, reciprocal[r], p + (r0 + r) * Stride);
     }
 }
