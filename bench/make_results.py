@@ -371,6 +371,11 @@ def ceiling_table(rows, peaks):
     return out, ceilings
 
 
+def with_ceiling(pct, ceiling):
+    """A share of the peak, and beside it the ceiling its other steps leave, where measured."""
+    return f"{pct:.0f}%" + (f" (ceiling {ceiling:.0f}%)" if ceiling is not None else "")
+
+
 def bound_checks(rows, peaks, ceilings):
     """Issue 37's one-sequence bounds, each with the ceiling the other steps leave."""
     checks = []
@@ -380,9 +385,8 @@ def bound_checks(rows, peaks, ceilings):
             if not t or not peak:
                 continue
             pct = 100 * rate(cfg, t) / peak
-            ceiling = ceilings.get((cfg, prec))
-            value = f"{pct:.0f}%" + (f" (ceiling {ceiling:.0f}%)" if ceiling is not None else "")
-            checks.append((f"{prec} {cfg}, one sequence >= {target}% of peak", pct >= target, value))
+            checks.append((f"{prec} {cfg}, one sequence >= {target}% of peak", pct >= target,
+                           with_ceiling(pct, ceilings.get((cfg, prec)))))
     return checks
 
 
@@ -437,9 +441,8 @@ def batch_table(rows, peaks, ceilings):
                           fmt_time(b2 / 8) if b2 else "", fmt_ratio(one, b2 / 8) if one and b2 else ""])
             if cfg == "tiny" and pct is not None:
                 target = BATCH_TARGETS[prec]
-                ceiling = ceilings.get((cfg, prec))
-                value = f"{pct:.0f}%" + (f" (ceiling {ceiling:.0f}%)" if ceiling is not None else "")
-                checks.append((f"{prec} tiny, batch 8 >= {target}% of peak", pct >= target, value))
+                checks.append((f"{prec} tiny, batch 8 >= {target}% of peak", pct >= target,
+                               with_ceiling(pct, ceilings.get((cfg, prec)))))
     if not lines:
         return [], []
     out += table(["config", "precision", "one a call", "batch 8, per sequence", "GFLOP/s or GOP/s", "% of peak",

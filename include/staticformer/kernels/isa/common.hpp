@@ -19,6 +19,16 @@ constexpr Index first_tile_rows(Index r0, Index rows) noexcept {
 
 namespace simd_int8 {
 
+// floor(2^K / d) for 1 <= d < 2^32 by one double division (math::power_of_two_over's value
+// without its chain of integer divisions). 2^K and d are exact doubles and the quotient q < 2^K
+// <= 2^52, so the rounded double is within 2^(K-53) / d < 1 / d of q, while a q that is not an
+// integer is at least 1 / d from the next one: truncating the double gives the integer quotient.
+template <int K>
+inline std::int64_t power_of_two_over_by_double(std::uint32_t d) noexcept {
+    static_assert(K >= 0 && K <= 52, "2^K / d exact by truncation for K <= 52");
+    return std::int64_t(double(std::int64_t(1) << K) / double(d));
+}
+
 inline std::int32_t load4(const std::int8_t* p) noexcept {
     std::int32_t v;
     std::memcpy(&v, p, 4);

@@ -31,12 +31,8 @@ inline std::uint32_t layer_norm_den(std::uint64_t v) noexcept {
     return std::uint32_t(r);
 }
 
-// 2^48 / den (integer division) for 1 <= den < 2^32. The quotient q = 2^48 / den is at most 2^48,
-// so the rounded double quotient is within 2^-5 / den of q, while a q that is not an integer is
-// at least 1 / den from the next one: truncating the double gives the integer quotient.
-inline std::int64_t layer_norm_reciprocal(std::uint32_t den) noexcept {
-    return std::int64_t(double(std::int64_t(1) << 48) / double(den));
-}
+// 2^48 / den (integer division) for 1 <= den < 2^32.
+inline std::int64_t layer_norm_reciprocal(std::uint32_t den) noexcept { return power_of_two_over_by_double<48>(den); }
 
 // Rows go through LayerNorm a block at a time: the statistics of the block's rows first (each
 // a chain of dependent steps: sums, square root, division; the rows' chains overlap), then their

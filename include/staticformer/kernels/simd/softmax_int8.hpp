@@ -23,11 +23,9 @@ namespace simd_int8 {
 #if defined(STATICFORMER_INT8_X86)
 
 // reference::softmax_reciprocal(sum) = floor(2^46 / sum) by one double division instead of three
-// 32-bit ones in a chain. The quotient q is below 2^47, so the rounded double quotient is within
-// 2^-7 / sum of it, while a q that is not an integer is at least 1 / sum from the next one:
-// truncating the double gives the integer quotient (as layer_norm_reciprocal).
+// 32-bit ones in a chain.
 inline std::int64_t softmax_reciprocal(std::int32_t sum) noexcept {
-    return std::int64_t(double(std::int64_t(1) << 46) / double(std::uint32_t(sum)));
+    return power_of_two_over_by_double<46>(std::uint32_t(sum));
 }
 
 // The probabilities' product in 32-bit lanes. With the reciprocal r = softmax_reciprocal(sum)
