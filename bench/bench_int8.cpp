@@ -8,6 +8,7 @@
 //   share/<cfg>/int8/simd                   share of each kind of kernel in a whole pass
 //   kernel/<cfg>/<kernel>/int8/<backend>    one kernel at the whole-sequence shapes
 //   int8_dot_peak/<chains>                  dot-product throughput, that many chains
+//   int8_amx_peak/4                         AMX tiles' throughput, four accumulator tiles (AMX CPUs)
 //   sweep/<cfg>/int8/<valid_len>              one pass at every valid length (tiny, sensor)
 //   threads/<cfg>/int8/<workers>/real_time   whole encoder on 1 or 2 OpenMP workers (wall time)
 // Counters: GOP/s (a multiply-add counts as two operations), Gelem/s for element-wise kernels.
@@ -442,6 +443,50 @@ void dot_peak(benchmark::State& state) {
 BENCHMARK_TEMPLATE(dot_peak, 8)->Name("int8_dot_peak/8");
 BENCHMARK_TEMPLATE(dot_peak, 12)->Name("int8_dot_peak/12");
 BENCHMARK_TEMPLATE(dot_peak, 16)->Name("int8_dot_peak/16");
+
+#if defined(STATICFORMER_INT8_AMX)
+// The AMX tiles' peak (where the CPU and the OS allow them): TDPBSSD into four independent
+// accumulator tiles (16 x 16 int32, 64 products each) from two x and two weight tiles, the step
+// of the int8 linear layer's 32 x 32 blocks (kernels/isa/x86_amx.hpp), operands in registers.
+STATICFORMER_AMX_TARGET void amx_steps(int steps) {
+    namespace amx = sf::kernels::simd_int8::amx;
+    alignas(64) static std::int8_t operand[16 * 64] = {1, 2, 3};
+    alignas(64) static std::int32_t sink[16 * 16];
+    amx::load_config();
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, operand, 64);
+    _tile_loadd(5, operand, 64);
+    _tile_loadd(6, operand, 64);
+    _tile_loadd(7, operand, 64);
+    for (int s = 0; s < steps; ++s) {
+        _tile_dpbssd(0, 4, 6);
+        _tile_dpbssd(1, 4, 7);
+        _tile_dpbssd(2, 5, 6);
+        _tile_dpbssd(3, 5, 7);
+    }
+    _tile_stored(0, sink, 64);
+    _tile_stored(1, sink, 64);
+    _tile_stored(2, sink, 64);
+    _tile_stored(3, sink, 64);
+    amx::release();
+    benchmark::DoNotOptimize(sink);
+}
+
+void amx_peak(benchmark::State& state) {
+    if (!sf::kernels::simd_int8::amx::usable()) {
+        state.SkipWithError("no AMX tiles on this CPU or OS");
+        return;
+    }
+    constexpr int steps = 1000;
+    for (auto _ : state) amx_steps(steps);
+    set_rate(state, 2.0 * 4 * 16 * 16 * 64 * steps);
+    state.SetLabel("amx-int8");
+}
+BENCHMARK(amx_peak)->Name("int8_amx_peak/4");
+#endif
 #endif
 
 }  // namespace

@@ -93,7 +93,7 @@ void check_linear(std::uint64_t seed) {
             p->shift = shift;
             p->output_zero_point = std::int32_t(g.next() % 256) - 128;
             // Every tail of the 8-row tiles, whole tiles with a tail, and a second 64-row chunk.
-            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 70}) {
+            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 32, 48, 70}) {
                 const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 const std::vector<std::int8_t> x = values(xf, std::size_t(rows) * In, g);  // exactly rows x In
                 std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
@@ -191,6 +191,17 @@ TEST(Int8SimdKernels, LinearEncoderShapes) {
     check_linear<128, 130>(73);
 }
 
+// Shapes the AMX tiles take where the CPU has them (inputs in 64-byte steps, outputs in blocks of
+// 32): the rows in blocks of 32, a last block of 16 and the VNNI tiles' leftover rows after them.
+TEST(Int8SimdKernels, LinearTileBlocks) {
+#if defined(STATICFORMER_INT8_AMX)
+    std::printf("AMX tiles: %s\n", sf::kernels::simd_int8::amx::usable() ? "used" : "not available here");
+#endif
+    check_linear<64, 32>(74);
+    check_linear<192, 96>(75);
+    check_linear<384, 64>(76);
+}
+
 // ---- a16w8 linear ----------------------------------------------------------------------------
 
 using ref16 = sf::a16w8_kernel_set<sf::reference>;
@@ -227,7 +238,7 @@ void check_linear_a16w8(std::uint64_t seed) {
             const std::int32_t limits[] = {1, 32767, std::int32_t(g.next() % 32767) + 1};
             p->output_limit = limits[shift % 3];
             // Every tail of the 8-row tiles, whole tiles with a tail, and a second 64-row chunk.
-            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 70}) {
+            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 32, 48, 70}) {
                 const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 std::vector<std::int16_t> x(std::size_t(rows) * In);  // exactly rows x In
                 for (std::size_t i = 0; i < x.size(); ++i) x[i] = value16(xf, i, x.size(), l, g);

@@ -43,6 +43,12 @@
 #if defined(STATICFORMER_INT8_AVXVNNI)
 #include "x86_avxvnni.hpp"
 #endif
+// AMX tiles for the int8 linear layer where the CPU and the OS allow (checked at run time);
+// STATICFORMER_NO_AMX leaves them out of the build.
+#if defined(STATICFORMER_INT8_AVX512VNNI) && defined(__x86_64__) && defined(__linux__) && !defined(STATICFORMER_NO_AMX)
+#define STATICFORMER_INT8_AMX 1
+#include "x86_amx.hpp"
+#endif
 #elif defined(STATICFORMER_INT8_SDOT) || defined(STATICFORMER_INT8_NEON)
 #define STATICFORMER_INT8_ARM 1
 #include "neon.hpp"

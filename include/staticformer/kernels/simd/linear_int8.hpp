@@ -22,6 +22,7 @@
 // VPMADDWD / VPDPWSSD, NEON SMLAL), signed: no row sums; outputs rescaled and clamped.
 #pragma once
 
+#include <type_traits>
 #include <utility>
 
 #include "../isa/int8.hpp"
@@ -147,22 +148,74 @@ inline bool nonnegative(const std::int16_t* v, int n) noexcept {
 // row tile.
 constexpr int linear_chunk = 64;
 
-template <class P, class X, class Y, class I = step_for<P>>
-inline void linear_chunk_rows(const X* x, int rows, const P& p, Y* y) noexcept {
+#if defined(STATICFORMER_INT8_AMX)
+// AMX tiles take int8 layers whose inputs fill whole 64-byte steps and outputs whole 32-column
+// blocks (x86_amx.hpp); others, and a16w8, run the VNNI tiles.
+template <class P>
+struct amx_fits : std::false_type {};
+template <int In, int Out>
+struct amx_fits<linear_int8<In, Out>> : std::bool_constant<In % 64 == 0 && Out % 32 == 0> {};
+
+// Rows [0, rows) (rows % 16 == 0) of an int8 layer through AMX: column blocks of 32 outermost,
+// rows in blocks of 32 (the last of 16), each block's int32 sums plus the bias requantised by
+// the VNNI tiles' store.
+template <int In, int Out, class Params>
+inline void linear_amx_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y,
+                            const Params& k) noexcept {
+    using I = linear_isa;
+    alignas(64) std::int32_t acc[32 * 32];
+    amx::load_config();
+    for (int c = 0; c < Out; c += 32) {
+        for (int r = 0; r < rows; r += 32) {
+            const int height = rows - r < 32 ? 16 : 32;
+            if (height == 32) amx::dot_block<32, In>(x + r * In, In, &p.w[0][c][0], 4L * Out, acc);
+            else amx::dot_block<16, In>(x + r * In, In, &p.w[0][c][0], 4L * Out, acc);
+            for (int i = 0; i < height; ++i)
+                for (int v = 0; v < 2; ++v) {
+                    const int o = c + v * I::lanes;
+                    const __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc + i * 32 + v * I::lanes),
+                                                         _mm512_loadu_si512(p.bias + o));
+                    I::store(y + (r + i) * Out + o, sum, p.multiplier + o, k, p.output_zero_point, I::full());
+                }
+        }
+    }
+    amx::release();
+}
+#endif
+
+// The rows of a chunk, through AMX tiles in blocks of 16 rows where they serve (the rest through
+// the VNNI tiles), each output requantised with k.
+template <class P, class X, class Y, class Params, class I = step_for<P>>
+inline void linear_chunk_tiles(const X* x, int rows, const P& p, Y* y, const Params& k) noexcept {
+#if defined(STATICFORMER_INT8_AMX)
+    if constexpr (amx_fits<P>::value)
+        if (rows >= 16 && amx::usable()) {
+            const int done = rows / 16 * 16;
+            linear_amx_rows(x, done, p, y, k);
+            x += done * P::inputs;
+            y += done * P::outputs;
+            rows -= done;
+        }
+#endif
     std::int32_t row_init[linear_chunk] = {};
     if constexpr (I::row_sum)
         for (int r = 0; r < rows; ++r) row_init[r] = -128 * I::sum(x + r * P::inputs, P::inputs);
+    linear_columns(x, rows, row_init, p, y, k);
+}
+
+template <class P, class X, class Y, class I = step_for<P>>
+inline void linear_chunk_rows(const X* x, int rows, const P& p, Y* y) noexcept {
 #if defined(STATICFORMER_INT8_X86)
     // The int16 multipliers' shorter exact requantisation where the shift and the zero point
     // allow it (isa/x86_avx2.hpp). It takes multipliers >= 0, as valid weights have (is_valid);
     // weights built by hand with a negative one take the general rescale, so the output still
     // equals the reference's.
     if (requantize_narrow_params::fits(p.shift, zero_point_of(p)) && nonnegative(p.multiplier, P::outputs)) {
-        linear_columns(x, rows, row_init, p, y, requantize_narrow_params(p.shift, zero_point_of(p)));
+        linear_chunk_tiles(x, rows, p, y, requantize_narrow_params(p.shift, zero_point_of(p)));
         return;
     }
 #endif
-    linear_columns(x, rows, row_init, p, y, typename I::params(p.shift));
+    linear_chunk_tiles(x, rows, p, y, typename I::params(p.shift));
 }
 
 // int8 (int8 rows in and out) and a16w8 (int16 rows in and out) through the same tiles.

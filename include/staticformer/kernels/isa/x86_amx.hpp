@@ -1,0 +1,101 @@
+// staticformer: x86 AMX (AMX-TILE, AMX-INT8: Sapphire Rapids and later) building blocks of the
+// int8 linear layer (optimised), in AVX-512 VNNI builds, used when the CPU has AMX and Linux
+// grants the process its tile state; otherwise the VNNI tiles run.
+//
+// TDPBSSD adds to each int32 of a 16 x 16 tile the 64 products of a row of a 16 x 64 byte tile
+// (16 rows of x, 64 inputs) and a column of a 64 x 16 tile, held as 16 rows of 16 outputs x 4
+// inputs: the int8 weights' layout w[i / 4][o][i % 4] as it is, rows Out * 4 bytes apart.
+// Both operands are signed (no w + 128, no row sums) and the int32 sums are exact, so each
+// accumulator is the reference's integer whatever the order.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+
+#include <immintrin.h>
+
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define STATICFORMER_AMX_TARGET __attribute__((target("amx-tile,amx-int8")))
+
+namespace staticformer {
+namespace kernels {
+namespace simd_int8 {
+namespace amx {
+
+// Whether this process may run tile instructions: the CPU has AMX-TILE and AMX-INT8 (CPUID leaf
+// 7, EDX bits 24 and 25) and Linux grants the tile data state (ARCH_REQ_XCOMP_PERM for
+// XTILEDATA, feature 18: asked once, on first use; it lasts for the process). STATICFORMER_AMX=0
+// in the environment keeps the VNNI tiles (the same bytes).
+inline bool request_tiles() noexcept {
+    const char* off = std::getenv("STATICFORMER_AMX");
+    if (off != nullptr && off[0] == '0') return false;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+    if ((d >> 24 & 3u) != 3u) return false;
+    constexpr long req_xcomp_perm = 0x1023, xtiledata = 18;
+    return syscall(SYS_arch_prctl, req_xcomp_perm, xtiledata) == 0;
+}
+
+inline bool usable() noexcept {
+    static const bool granted = request_tiles();
+    return granted;
+}
+
+// The tile layout of every AMX call: eight tiles of 16 rows x 64 bytes (palette 1).
+struct alignas(64) tile_config {
+    std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+    std::uint16_t bytes_per_row[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+    std::uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+
+STATICFORMER_AMX_TARGET inline void load_config() noexcept {
+    static constexpr tile_config config{};
+    _tile_loadconfig(&config);
+}
+
+// Frees the tile state (the kernel then saves none of it at a switch).
+STATICFORMER_AMX_TARGET inline void release() noexcept { _tile_release(); }
+
+// acc[r][o] = sum_i x[r * x_stride + i] w[i / 4][o][i % 4] for Rows rows (16 or 32) x 32
+// outputs, i < In (In % 64 == 0), w's rows w_stride bytes apart, acc's rows 32 int32 apart.
+// Tiles 0-3 accumulate, 4-5 hold x, 6-7 the weights. The tile loads read memory the compiler
+// does not see them read: the barrier first makes every earlier store land.
+template <int Rows, int In>
+STATICFORMER_AMX_TARGET inline void dot_block(const std::int8_t* x, long x_stride, const std::int8_t* w,
+                                              long w_stride, std::int32_t* acc) noexcept {
+    static_assert((Rows == 16 || Rows == 32) && In % 64 == 0, "AMX blocks: 16 or 32 rows, 64 inputs a step");
+    __asm__ volatile("" ::: "memory");
+    _tile_zero(0);
+    _tile_zero(1);
+    if constexpr (Rows == 32) {
+        _tile_zero(2);
+        _tile_zero(3);
+    }
+    for (int k = 0; k < In / 64; ++k) {
+        _tile_loadd(6, w + k * 16 * w_stride, w_stride);
+        _tile_loadd(7, w + k * 16 * w_stride + 64, w_stride);
+        _tile_loadd(4, x + k * 64, x_stride);
+        _tile_dpbssd(0, 4, 6);
+        _tile_dpbssd(1, 4, 7);
+        if constexpr (Rows == 32) {
+            _tile_loadd(5, x + 16 * x_stride + k * 64, x_stride);
+            _tile_dpbssd(2, 5, 6);
+            _tile_dpbssd(3, 5, 7);
+        }
+    }
+    constexpr long acc_stride = 32 * sizeof(std::int32_t);
+    _tile_stored(0, acc, acc_stride);
+    _tile_stored(1, acc + 16, acc_stride);
+    if constexpr (Rows == 32) {
+        _tile_stored(2, acc + 16 * 32, acc_stride);
+        _tile_stored(3, acc + 16 * 32 + 16, acc_stride);
+    }
+}
+
+}  // namespace amx
+}  // namespace simd_int8
+}  // namespace kernels
+}  // namespace staticformer
