@@ -195,7 +195,7 @@ TEST(Int8SimdKernels, LinearEncoderShapes) {
 // 32): the rows in blocks of 32, a last block of 16 and the VNNI tiles' leftover rows after them.
 TEST(Int8SimdKernels, LinearTileBlocks) {
 #if defined(STATICFORMER_INT8_AMX)
-    std::printf("AMX tiles: %s\n", sf::kernels::simd_int8::amx::usable() ? "used" : "not available here");
+    std::printf("AMX tiles: %s\n", sf::kernels::simd_int8::amx::usable() ? "used" : "not used (no AMX here, or STATICFORMER_AMX=0)");
 #endif
     check_linear<64, 32>(74);
     check_linear<192, 96>(75);

@@ -59,13 +59,13 @@ STATICFORMER_AMX_TARGET inline void load_config() noexcept {
 // Frees the tile state (the kernel then saves none of it at a switch).
 STATICFORMER_AMX_TARGET inline void release() noexcept { _tile_release(); }
 
-// acc[r][o] = sum_i x[r * x_stride + i] w[i / 4][o][i % 4] for Rows rows (16 or 32) x 32
-// outputs, i < In (In % 64 == 0), w's rows w_stride bytes apart, acc's rows 32 int32 apart.
-// Tiles 0-3 accumulate, 4-5 hold x, 6-7 the weights. The tile loads read memory the compiler
-// does not see them read: the barrier first makes every earlier store land.
+// Tiles 0-3 += x rows times weights for Rows rows (16 or 32) x 32 outputs: sum_i x[r * x_stride
+// + i] w[i / 4][o][i % 4], i < In (In % 64 == 0), w's rows w_stride bytes apart; tiles 4-5 hold
+// x, 6-7 the weights. The tile loads read memory the compiler does not see them read: the
+// barrier first makes every earlier store land.
 template <int Rows, int In>
-STATICFORMER_AMX_TARGET inline void dot_block(const std::int8_t* x, long x_stride, const std::int8_t* w,
-                                              long w_stride, std::int32_t* acc) noexcept {
+STATICFORMER_AMX_TARGET inline void accumulate(const std::int8_t* x, long x_stride, const std::int8_t* w,
+                                               long w_stride) noexcept {
     static_assert((Rows == 16 || Rows == 32) && In % 64 == 0, "AMX blocks: 16 or 32 rows, 64 inputs a step");
     __asm__ volatile("" ::: "memory");
     _tile_zero(0);
@@ -86,6 +86,11 @@ STATICFORMER_AMX_TARGET inline void dot_block(const std::int8_t* x, long x_strid
             _tile_dpbssd(3, 5, 7);
         }
     }
+}
+
+// The sums of accumulate's Rows x 32 block into acc, rows 32 int32 apart.
+template <int Rows>
+STATICFORMER_AMX_TARGET inline void store_sums(std::int32_t* acc) noexcept {
     constexpr long acc_stride = 32 * sizeof(std::int32_t);
     _tile_stored(0, acc, acc_stride);
     _tile_stored(1, acc + 16, acc_stride);

@@ -156,29 +156,41 @@ struct amx_fits : std::false_type {};
 template <int In, int Out>
 struct amx_fits<linear_int8<In, Out>> : std::bool_constant<In % 64 == 0 && Out % 32 == 0> {};
 
-// Rows [0, rows) (rows % 16 == 0) of an int8 layer through AMX: column blocks of 32 outermost,
-// rows in blocks of 32 (the last of 16), each block's int32 sums plus the bias requantised by
-// the VNNI tiles' store.
+// The int32 sums of a block (rows 32 apart) plus the bias, requantised by the VNNI tiles' store.
 template <int In, int Out, class Params>
-inline void linear_amx_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y,
-                            const Params& k) noexcept {
+inline void store_block(const std::int32_t* acc, int height, const linear_int8<In, Out>& p, std::int8_t* y, int c,
+                        const Params& k) noexcept {
     using I = linear_isa;
+    for (int i = 0; i < height; ++i)
+        for (int v = 0; v < 2; ++v) {
+            const int o = c + v * I::lanes;
+            const __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc + i * 32 + v * I::lanes),
+                                                 _mm512_loadu_si512(p.bias + o));
+            I::store(y + i * Out + o, sum, p.multiplier + o, k, p.output_zero_point, I::full());
+        }
+}
+
+// Rows [0, rows) (rows % 16 == 0) of an int8 layer through AMX: column blocks of 32 outermost,
+// rows in blocks of 32 (the last of 16), each block's sums requantised as soon as they are made.
+// (Requantising a block after issuing the next block's tile products measured the same.)
+template <int In, int Out, class Params>
+STATICFORMER_AMX_TARGET inline void linear_amx_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
+                                                    std::int8_t* y, const Params& k) noexcept {
     alignas(64) std::int32_t acc[32 * 32];
     amx::load_config();
-    for (int c = 0; c < Out; c += 32) {
+    for (int c = 0; c < Out; c += 32)
         for (int r = 0; r < rows; r += 32) {
-            const int height = rows - r < 32 ? 16 : 32;
-            if (height == 32) amx::dot_block<32, In>(x + r * In, In, &p.w[0][c][0], 4L * Out, acc);
-            else amx::dot_block<16, In>(x + r * In, In, &p.w[0][c][0], 4L * Out, acc);
-            for (int i = 0; i < height; ++i)
-                for (int v = 0; v < 2; ++v) {
-                    const int o = c + v * I::lanes;
-                    const __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc + i * 32 + v * I::lanes),
-                                                         _mm512_loadu_si512(p.bias + o));
-                    I::store(y + (r + i) * Out + o, sum, p.multiplier + o, k, p.output_zero_point, I::full());
-                }
+            const std::int8_t* w = &p.w[0][c][0];
+            if (rows - r >= 32) {
+                amx::accumulate<32, In>(x + r * In, In, w, 4L * Out);
+                amx::store_sums<32>(acc);
+                store_block(acc, 32, p, y + r * Out, c, k);
+            } else {
+                amx::accumulate<16, In>(x + r * In, In, w, 4L * Out);
+                amx::store_sums<16>(acc);
+                store_block(acc, 16, p, y + r * Out, c, k);
+            }
         }
-    }
     amx::release();
 }
 #endif
