@@ -22,6 +22,7 @@
 // VPMADDWD / VPDPWSSD, NEON SMLAL), signed: no row sums; outputs rescaled and clamped.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -149,20 +150,21 @@ inline bool nonnegative(const std::int16_t* v, int n) noexcept {
 constexpr int linear_chunk = 64;
 
 #if defined(STATICFORMER_INT8_AMX)
-// AMX tiles take int8 layers whose inputs fill whole 64-byte steps and outputs whole 32-column
-// blocks (x86_amx.hpp); others, and a16w8, run the VNNI tiles.
+// AMX tiles take int8 layers whose outputs come in whole blocks of 16 (x86_amx.hpp); others, and
+// a16w8, run the VNNI tiles.
 template <class P>
 struct amx_fits : std::false_type {};
 template <int In, int Out>
-struct amx_fits<linear_int8<In, Out>> : std::bool_constant<In % 64 == 0 && Out % 32 == 0> {};
+struct amx_fits<linear_int8<In, Out>> : std::bool_constant<Out % 16 == 0> {};
 
-// The int32 sums of a block (rows 32 apart) plus the bias, requantised by the VNNI tiles' store.
-template <int In, int Out, class Params>
+// The int32 sums of a block of Cols outputs from c (rows 32 apart) plus the bias, requantised by
+// the VNNI tiles' store.
+template <int Cols, int In, int Out, class Params>
 inline void store_block(const std::int32_t* acc, int height, const linear_int8<In, Out>& p, std::int8_t* y, int c,
                         const Params& k) noexcept {
     using I = linear_isa;
     for (int i = 0; i < height; ++i)
-        for (int v = 0; v < 2; ++v) {
+        for (int v = 0; v < Cols / I::lanes; ++v) {
             const int o = c + v * I::lanes;
             const __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc + i * 32 + v * I::lanes),
                                                  _mm512_loadu_si512(p.bias + o));
@@ -170,27 +172,63 @@ inline void store_block(const std::int32_t* acc, int height, const linear_int8<I
         }
 }
 
-// Rows [0, rows) (rows % 16 == 0) of an int8 layer through AMX: column blocks of 32 outermost,
-// rows in blocks of 32 (the last of 16), each block's sums requantised as soon as they are made.
-// (Requantising a block after issuing the next block's tile products measured the same.)
+// The last In % 64 inputs of each row, then zeros: 64 bytes a row, the x of a block's last step.
+template <int In>
+inline void copy_x_tail(const std::int8_t* x, int rows, std::int8_t* tail) noexcept {
+    constexpr int whole = In / 64 * 64;
+    for (int r = 0; r < rows; ++r) {
+        std::memset(tail + r * 64, 0, 64);
+        std::memcpy(tail + r * 64, x + r * In + whole, In - whole);
+    }
+}
+
+// Those inputs' groups of weights for outputs [c, c + Cols), then zero groups: 16 rows of 128 bytes.
+template <int Cols, int In, int Out>
+inline void copy_w_tail(const linear_int8<In, Out>& p, int c, std::int8_t* tail) noexcept {
+    constexpr int first = In / 64 * 16, groups = linear_int8<In, Out>::in_groups - first;
+    std::memset(tail, 0, 16 * 128);
+    for (int g = 0; g < groups; ++g) std::memcpy(tail + g * 128, &p.w[first + g][c][0], 4 * Cols);
+}
+
+// Outputs [c, c + Cols) of rows [0, rows) (rows % 16 == 0): rows in blocks of 32 (the last of 16),
+// each block's sums requantised as soon as they are made. (Requantising a block after issuing the
+// next block's tile products measured the same.)
+template <int Cols, int In, int Out, class Params>
+STATICFORMER_AMX_TARGET inline void amx_column_block(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
+                                                     std::int8_t* y, int c, const Params& k,
+                                                     const std::int8_t* x_tail, std::int8_t* w_tail) noexcept {
+    alignas(64) std::int32_t acc[32 * 32];
+    if constexpr (In % 64 != 0) copy_w_tail<Cols>(p, c, w_tail);
+    const std::int8_t* w = &p.w[0][c][0];
+    for (int r = 0; r < rows; r += 32) {
+        if (rows - r >= 32) {
+            amx::accumulate<32, Cols, In>(x + r * In, In, w, 4L * Out, x_tail + r * 64, w_tail);
+            amx::store_sums<32, Cols>(acc);
+            store_block<Cols>(acc, 32, p, y + r * Out, c, k);
+        } else {
+            amx::accumulate<16, Cols, In>(x + r * In, In, w, 4L * Out, x_tail + r * 64, w_tail);
+            amx::store_sums<16, Cols>(acc);
+            store_block<Cols>(acc, 16, p, y + r * Out, c, k);
+        }
+    }
+}
+
+// Rows [0, rows) of an int8 layer (rows % 16 == 0, rows <= linear_chunk) through AMX, column
+// blocks of 32 outermost (the last of 16).
 template <int In, int Out, class Params>
 STATICFORMER_AMX_TARGET inline void linear_amx_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
                                                     std::int8_t* y, const Params& k) noexcept {
-    alignas(64) std::int32_t acc[32 * 32];
+    constexpr bool tail = In % 64 != 0;
+    alignas(64) std::int8_t x_copy[tail ? linear_chunk * 64 : 1], w_copy[tail ? 16 * 128 : 1];
+    std::int8_t *x_tail = nullptr, *w_tail = nullptr;
+    if constexpr (tail) {
+        x_tail = x_copy, w_tail = w_copy;
+        copy_x_tail<In>(x, rows, x_tail);
+    }
     amx::load_config();
-    for (int c = 0; c < Out; c += 32)
-        for (int r = 0; r < rows; r += 32) {
-            const std::int8_t* w = &p.w[0][c][0];
-            if (rows - r >= 32) {
-                amx::accumulate<32, In>(x + r * In, In, w, 4L * Out);
-                amx::store_sums<32>(acc);
-                store_block(acc, 32, p, y + r * Out, c, k);
-            } else {
-                amx::accumulate<16, In>(x + r * In, In, w, 4L * Out);
-                amx::store_sums<16>(acc);
-                store_block(acc, 16, p, y + r * Out, c, k);
-            }
-        }
+    int c = 0;
+    for (; c + 32 <= Out; c += 32) amx_column_block<32>(x, rows, p, y, c, k, x_tail, w_tail);
+    if constexpr (Out % 32 != 0) amx_column_block<16>(x, rows, p, y, c, k, x_tail, w_tail);
     amx::release();
 }
 #endif
