@@ -92,8 +92,9 @@ void check_linear(std::uint64_t seed) {
         for (int shift : shifts) {
             p->shift = shift;
             p->output_zero_point = std::int32_t(g.next() % 256) - 128;
-            // Every tail of the 8-row tiles, whole tiles with a tail, and a second 64-row chunk.
-            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 32, 48, 70}) {
+            // Every tail of the 8-row tiles, whole tiles with a tail, a second 64-row chunk, and (AMX)
+            // blocks of 32 and 16 rows and a second 128-row chunk.
+            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 32, 48, 70, 150}) {
                 const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 const std::vector<std::int8_t> x = values(xf, std::size_t(rows) * In, g);  // exactly rows x In
                 std::vector<std::int8_t> a(std::size_t(rows) * Out, 1), b(a.size(), 2);
@@ -243,7 +244,7 @@ void check_linear_a16w8(std::uint64_t seed) {
             const std::int32_t limits[] = {1, 32767, std::int32_t(g.next() % 32767) + 1};
             p->output_limit = limits[shift % 3];
             // Every tail of the 8-row tiles, whole tiles with a tail, and a second 64-row chunk.
-            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 32, 48, 70}) {
+            for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 70}) {
                 const fill xf = fills[(int(wf) + shift + rows) % fill_count];
                 std::vector<std::int16_t> x(std::size_t(rows) * In);  // exactly rows x In
                 for (std::size_t i = 0; i < x.size(); ++i) x[i] = value16(xf, i, x.size(), l, g);

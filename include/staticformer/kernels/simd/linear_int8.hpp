@@ -22,6 +22,7 @@
 // VPMADDWD / VPDPWSSD, NEON SMLAL), signed: no row sums; outputs rescaled and clamped.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -213,13 +214,16 @@ STATICFORMER_AMX_TARGET inline void amx_column_block(const std::int8_t* x, int r
     }
 }
 
-// Rows [0, rows) of an int8 layer (rows % 16 == 0, rows <= linear_chunk) through AMX, column
-// blocks of 32 outermost (the last of 16).
+// Rows [0, rows) of an int8 layer (rows % 16 == 0, rows <= amx_chunk) through AMX, column blocks
+// of 32 outermost (the last of 16): each block's weights are read from memory once a call, the
+// rows from L1 by every block. (128 rows a call, whose rows no longer stay in L1, were slower.)
+constexpr int amx_chunk = 64;
+
 template <int In, int Out, class Params>
 STATICFORMER_AMX_TARGET inline void linear_amx_rows(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
                                                     std::int8_t* y, const Params& k) noexcept {
     constexpr bool tail = In % 64 != 0;
-    alignas(64) std::int8_t x_copy[tail ? linear_chunk * 64 : 1], w_copy[tail ? 16 * 128 : 1];
+    alignas(64) std::int8_t x_copy[tail ? amx_chunk * 64 : 1], w_copy[tail ? 16 * 128 : 1];
     std::int8_t *x_tail = nullptr, *w_tail = nullptr;
     if constexpr (tail) {
         x_tail = x_copy, w_tail = w_copy;
@@ -233,48 +237,50 @@ STATICFORMER_AMX_TARGET inline void linear_amx_rows(const std::int8_t* x, int ro
 }
 #endif
 
-// The rows of a chunk, through AMX tiles in blocks of 16 rows where they serve (the rest through
-// the VNNI tiles), each output requantised with k.
+// The VNNI tiles over a chunk of at most linear_chunk rows, each output requantised with k.
 template <class P, class X, class Y, class Params, class I = step_for<P>>
 inline void linear_chunk_tiles(const X* x, int rows, const P& p, Y* y, const Params& k) noexcept {
-#if defined(STATICFORMER_INT8_AMX)
-    if constexpr (amx_fits<P>::value)
-        if (rows >= 16 && amx::usable()) {
-            const int done = rows / 16 * 16;
-            linear_amx_rows(x, done, p, y, k);
-            x += done * P::inputs;
-            y += done * P::outputs;
-            rows -= done;
-        }
-#endif
     std::int32_t row_init[linear_chunk] = {};
     if constexpr (I::row_sum)
         for (int r = 0; r < rows; ++r) row_init[r] = -128 * I::sum(x + r * P::inputs, P::inputs);
     linear_columns(x, rows, row_init, p, y, k);
 }
 
-template <class P, class X, class Y, class I = step_for<P>>
-inline void linear_chunk_rows(const X* x, int rows, const P& p, Y* y) noexcept {
+// f(k) with the layer's requantisation parameters k. On x86 the int16 multipliers' shorter exact
+// requantisation where the shift and the zero point allow it (isa/x86_avx2.hpp). It takes
+// multipliers >= 0, as valid weights have (is_valid); weights built by hand with a negative one
+// take the general rescale, so the output still equals the reference's.
+template <class P, class F, class I = step_for<P>>
+inline void with_requantize_params(const P& p, const F& f) noexcept {
 #if defined(STATICFORMER_INT8_X86)
-    // The int16 multipliers' shorter exact requantisation where the shift and the zero point
-    // allow it (isa/x86_avx2.hpp). It takes multipliers >= 0, as valid weights have (is_valid);
-    // weights built by hand with a negative one take the general rescale, so the output still
-    // equals the reference's.
     if (requantize_narrow_params::fits(p.shift, zero_point_of(p)) && nonnegative(p.multiplier, P::outputs)) {
-        linear_chunk_tiles(x, rows, p, y, requantize_narrow_params(p.shift, zero_point_of(p)));
+        f(requantize_narrow_params(p.shift, zero_point_of(p)));
         return;
     }
 #endif
-    linear_chunk_tiles(x, rows, p, y, typename I::params(p.shift));
+    f(typename I::params(p.shift));
 }
 
-// int8 (int8 rows in and out) and a16w8 (int16 rows in and out) through the same tiles.
+// int8 (int8 rows in and out) and a16w8 (int16 rows in and out) through the same tiles, in
+// chunks of linear_chunk rows; with AMX, an int8 layer's rows in blocks of 16 first, amx_chunk
+// rows a call, and the rows left over through the VNNI tiles.
 template <class P, class X, class Y>
 inline void linear_rows(const X* x, int rows, const P& p, Y* y) noexcept {
-    for (int r = 0; r < rows; r += linear_chunk) {
-        const int chunk = rows - r < linear_chunk ? rows - r : linear_chunk;
-        linear_chunk_rows(x + r * P::inputs, chunk, p, y + r * P::outputs);
-    }
+    constexpr int In = P::inputs, Out = P::outputs;
+    with_requantize_params(p, [&](const auto& k) {
+        int r = 0;
+#if defined(STATICFORMER_INT8_AMX)
+        if constexpr (amx_fits<P>::value)
+            if (rows >= 16 && amx::usable()) {
+                const int blocks = rows / 16 * 16;
+                for (int b = 0; b < blocks; b += amx_chunk)
+                    linear_amx_rows(x + b * In, std::min(amx_chunk, blocks - b), p, y + b * Out, k);
+                r = blocks;
+            }
+#endif
+        for (; r < rows; r += linear_chunk)
+            linear_chunk_tiles(x + r * In, std::min(linear_chunk, rows - r), p, y + r * Out, k);
+    });
 }
 template <int In, int Out>
 inline void linear(const std::int8_t* x, int rows, const linear_int8<In, Out>& p, std::int8_t* y) noexcept {
