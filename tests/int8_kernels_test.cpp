@@ -192,9 +192,10 @@ TEST(Int8SimdKernels, LinearEncoderShapes) {
     check_linear<128, 130>(73);
 }
 
-// Shapes the AMX tiles take where the CPU has them (outputs in blocks of 16): the rows in blocks
-// of 32, a last block of 16 and the VNNI tiles' leftover rows after them; inputs in whole steps
-// of 64 and with a last step of 32, 6 (a partial group) and 8; a last column block of 16.
+// Shapes the AMX tiles take where the CPU has them (at least 64 inputs, outputs in blocks of 16):
+// the rows in blocks of 32, a last block of 16 and the VNNI tiles' leftover rows after them;
+// inputs in whole steps of 64 and with a last step of 32, 6 (a partial group) and 8; a last
+// column block of 16.
 TEST(Int8SimdKernels, LinearTileBlocks) {
 #if defined(STATICFORMER_INT8_AMX)
     std::printf("AMX tiles: %s\n", sf::kernels::simd_int8::amx::usable() ? "used" : "not used (no AMX here, or STATICFORMER_AMX=0)");
@@ -202,7 +203,7 @@ TEST(Int8SimdKernels, LinearTileBlocks) {
     check_linear<64, 32>(74);
     check_linear<192, 96>(75);
     check_linear<384, 64>(76);
-    check_linear<32, 96>(77);
+    check_linear<160, 96>(77);
     check_linear<96, 48>(78);
     check_linear<70, 32>(79);
     check_linear<200, 16>(80);

@@ -46,7 +46,9 @@ inline bool usable() noexcept {
     return granted;
 }
 
-// The tile layout of every AMX call: eight tiles of 16 rows x 64 bytes (palette 1).
+// The tile layout of every call (palette 1): eight tiles of 16 rows x 64 bytes. A constant:
+// LDTILECFG's intrinsic tells the compiler it reads only the first 8 bytes of its operand, so a
+// layout built on the stack could reach it half written.
 struct alignas(64) tile_config {
     std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
     std::uint16_t bytes_per_row[16] = {64, 64, 64, 64, 64, 64, 64, 64};

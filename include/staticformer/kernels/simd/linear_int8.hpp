@@ -151,17 +151,25 @@ inline bool nonnegative(const std::int16_t* v, int n) noexcept {
 constexpr int linear_chunk = 64;
 
 #if defined(STATICFORMER_INT8_AMX)
-// AMX tiles take int8 layers whose outputs come in whole blocks of 16 (x86_amx.hpp); others, and
-// a16w8, run the VNNI tiles.
+// AMX tiles take int8 layers of at least 64 inputs whose outputs come in whole blocks of 16
+// (x86_amx.hpp); others, and a16w8, run the VNNI tiles.
 template <class P>
 struct amx_fits : std::false_type {};
 template <int In, int Out>
-struct amx_fits<linear_int8<In, Out>> : std::bool_constant<Out % 16 == 0> {};
+struct amx_fits<linear_int8<In, Out>> : std::bool_constant<In >= 64 && Out % 16 == 0> {};
+
+// ... and calls of at least 32 rows and 2^18 multiply-adds: smaller ones, alone faster on tiles,
+// made whole encoders slower (a d_model-32 encoder by 10-20%, tiny at 17-31 rows by up to 15%;
+// bench/PERF_NOTES.md), for a cost of switching to the tiles that was not pinned down.
+inline bool amx_pays(int rows, int in, int out) noexcept {
+    return rows >= 32 && std::int64_t(rows) * in * out >= (std::int64_t(1) << 18);
+}
 
 // The int32 sums of a block of Cols outputs from c (rows 32 apart) plus the bias, requantised by
-// the VNNI tiles' store.
+// the VNNI tiles' store. Inlined: out of line, GCC 12 -Os judged it free of side effects (its
+// stores are the store builtins) and dropped the calls.
 template <int Cols, int In, int Out, class Params>
-inline void store_block(const std::int32_t* acc, int height, const linear_int8<In, Out>& p, std::int8_t* y, int c,
+STATICFORMER_ALWAYS_INLINE void store_block(const std::int32_t* acc, int height, const linear_int8<In, Out>& p, std::int8_t* y, int c,
                         const Params& k) noexcept {
     using I = linear_isa;
     for (int i = 0; i < height; ++i)
@@ -191,9 +199,9 @@ inline void copy_w_tail(const linear_int8<In, Out>& p, int c, std::int8_t* tail)
     for (int g = 0; g < groups; ++g) std::memcpy(tail + g * 128, &p.w[first + g][c][0], 4 * Cols);
 }
 
-// Outputs [c, c + Cols) of rows [0, rows) (rows % 16 == 0): rows in blocks of 32 (the last of 16),
-// each block's sums requantised as soon as they are made. (Requantising a block after issuing the
-// next block's tile products measured the same.)
+// Outputs [c, c + Cols) of rows [0, rows) (rows % 16 == 0): rows in blocks of 32 (the last of
+// 16), each block's sums requantised as soon as they are made. (Requantising a block after
+// issuing the next block's tile products measured the same.)
 template <int Cols, int In, int Out, class Params>
 STATICFORMER_AMX_TARGET inline void amx_column_block(const std::int8_t* x, int rows, const linear_int8<In, Out>& p,
                                                      std::int8_t* y, int c, const Params& k,
@@ -262,23 +270,23 @@ inline void with_requantize_params(const P& p, const F& f) noexcept {
 }
 
 // int8 (int8 rows in and out) and a16w8 (int16 rows in and out) through the same tiles, in
-// chunks of linear_chunk rows; with AMX, an int8 layer's rows in blocks of 16 first, amx_chunk
-// rows a call, and the rows left over through the VNNI tiles.
+// chunks of linear_chunk rows; with AMX, an int8 layer's rows in blocks of 16 through the tiles,
+// amx_chunk rows a call, and the rows % 16 left through the VNNI tiles (a tile layout of fewer
+// rows for them, loaded and unloaded per column block, was slower: bench/PERF_NOTES.md).
 template <class P, class X, class Y>
 inline void linear_rows(const X* x, int rows, const P& p, Y* y) noexcept {
     constexpr int In = P::inputs, Out = P::outputs;
     with_requantize_params(p, [&](const auto& k) {
-        int r = 0;
 #if defined(STATICFORMER_INT8_AMX)
         if constexpr (amx_fits<P>::value)
-            if (rows >= 16 && amx::usable()) {
+            if (amx_pays(rows, In, Out) && amx::usable()) {
                 const int blocks = rows / 16 * 16;
-                for (int b = 0; b < blocks; b += amx_chunk)
-                    linear_amx_rows(x + b * In, std::min(amx_chunk, blocks - b), p, y + b * Out, k);
-                r = blocks;
+                for (int r = 0; r < blocks; r += amx_chunk)
+                    linear_amx_rows(x + r * In, std::min(amx_chunk, blocks - r), p, y + r * Out, k);
+                x += blocks * In, y += blocks * Out, rows -= blocks;
             }
 #endif
-        for (; r < rows; r += linear_chunk)
+        for (int r = 0; r < rows; r += linear_chunk)
             linear_chunk_tiles(x + r * In, std::min(linear_chunk, rows - r), p, y + r * Out, k);
     });
 }
