@@ -169,8 +169,8 @@ inline bool amx_pays(int rows, int in, int out) noexcept {
 // the VNNI tiles' store. Inlined: out of line, GCC 12 -Os judged it free of side effects (its
 // stores are the store builtins) and dropped the calls.
 template <int Cols, int In, int Out, class Params>
-STATICFORMER_ALWAYS_INLINE void store_block(const std::int32_t* acc, int height, const linear_int8<In, Out>& p, std::int8_t* y, int c,
-                        const Params& k) noexcept {
+STATICFORMER_ALWAYS_INLINE void store_block(const std::int32_t* acc, int height, const linear_int8<In, Out>& p,
+                                             std::int8_t* y, int c, const Params& k) noexcept {
     using I = linear_isa;
     for (int i = 0; i < height; ++i)
         for (int v = 0; v < Cols / I::lanes; ++v) {
@@ -210,12 +210,13 @@ STATICFORMER_AMX_TARGET inline void amx_column_block(const std::int8_t* x, int r
     if constexpr (In % 64 != 0) copy_w_tail<Cols>(p, c, w_tail);
     const std::int8_t* w = &p.w[0][c][0];
     for (int r = 0; r < rows; r += 32) {
+        const std::int8_t* xt = In % 64 != 0 ? x_tail + r * 64 : nullptr;  // (no tail: no copy)
         if (rows - r >= 32) {
-            amx::accumulate<32, Cols, In>(x + r * In, In, w, 4L * Out, x_tail + r * 64, w_tail);
+            amx::accumulate<32, Cols, In>(x + r * In, In, w, 4L * Out, xt, w_tail);
             amx::store_sums<32, Cols>(acc);
             store_block<Cols>(acc, 32, p, y + r * Out, c, k);
         } else {
-            amx::accumulate<16, Cols, In>(x + r * In, In, w, 4L * Out, x_tail + r * 64, w_tail);
+            amx::accumulate<16, Cols, In>(x + r * In, In, w, 4L * Out, xt, w_tail);
             amx::store_sums<16, Cols>(acc);
             store_block<Cols>(acc, 16, p, y + r * Out, c, k);
         }
